@@ -1,0 +1,43 @@
+/* Device context shared by all formats: device choice, the stream every
+   kernel runs on, checked allocation and copies, pinned staging buffers.
+   C interface; the implementation (gpumats_cuda.cu) is the only place that
+   includes cuda_runtime.h for the common machinery. */
+#pragma once
+#include <petscsys.h>
+
+/* Is a usable device present?  Selects it (node-local rank modulo device
+   count, or -gpumats_device <id>) on first call.  Never an error when no
+   device or driver is found: *avail = PETSC_FALSE and 'why' says why. */
+PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why);
+
+/* The stream all gpumats kernels and copies use: PETSc's current CUDA
+   stream when PETSc has CUDA, else one owned by gpumats. Returned as void*
+   so C code need not include cuda_runtime.h (it is a cudaStream_t). */
+PetscErrorCode GpuMatsCUDAGetStream(void **stream);
+PetscErrorCode GpuMatsCUDASynchronize(void);
+
+/* Allocation errors are PETSc errors naming 'what', the bytes asked and the bytes free. */
+PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what);
+PetscErrorCode GpuMatsCUDAFree(void *ptr);
+PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes);
+PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);
+PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes);
+
+/* A pinned host buffer and a device buffer of the same size, grown on demand:
+   how host vectors reach the device when PETSc has no CUDA vectors. */
+typedef struct {
+  void  *pinned;
+  void  *device;
+  size_t bytes;
+} GpuMatsStage;
+
+PetscErrorCode GpuMatsStageReserve(GpuMatsStage *stage, size_t bytes);
+/* device <- host through the pinned buffer; returns the device pointer */
+PetscErrorCode GpuMatsStageUpload(GpuMatsStage *stage, const void *host, size_t bytes, void **dev);
+/* host <- device buffer of the stage (synchronises the stream) */
+PetscErrorCode GpuMatsStageDownload(GpuMatsStage *stage, void *host, size_t bytes);
+PetscErrorCode GpuMatsStageFree(GpuMatsStage *stage);
+
+/* Turns a cudaError_t (passed as int) into a PETSc error. */
+PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line);
+#define GpuMatsCallCUDA(call) PetscCall(GpuMatsCUDACheck((int)(call), #call, PETSC_FUNCTION_NAME, __FILE__, __LINE__))
