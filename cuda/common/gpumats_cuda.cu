@@ -1,0 +1,323 @@
+/* The gpumats device context: which device, which stream, checked
+   allocation and copies, pinned staging buffers.
+
+   With a CUDA-enabled PETSc, PETSc owns the device and the stream (its
+   current device context's stream), so gpumats kernels are ordered with
+   PETSc's own vector operations.  Without it (Debian's PETSc), gpumats
+   chooses the device itself and owns one non-blocking stream. */
+#include <petscsys.h>
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+extern "C" {
+#include "gpumats_cuda.h"
+}
+
+static struct {
+  PetscBool    checked; /* the device probe below ran (reset by PetscFinalize) */
+  PetscBool    avail;
+  char         why[256];
+  int          device;
+  cudaStream_t stream; /* only when PETSc has no CUDA: ours, created on first use */
+} GpuMatsCUDA;
+
+/* Not wrapped in PetscFunctionBegin: the error must carry the caller's
+   function, file and line, which the macro GpuMatsCallCUDA passes in. */
+PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line)
+{
+  const cudaError_t cerr = (cudaError_t)err;
+
+  if (PetscLikely(cerr == cudaSuccess)) return 0;
+  return PetscError(PETSC_COMM_SELF, line, func, file, PETSC_ERR_GPU, PETSC_ERROR_INITIAL, "CUDA error %d (%s): %s, in %s", err, cudaGetErrorName(cerr), cudaGetErrorString(cerr), call);
+}
+
+static PetscErrorCode GpuMatsCUDAFinalize(void)
+{
+  PetscFunctionBegin;
+  if (GpuMatsCUDA.stream) GpuMatsCallCUDA(cudaStreamDestroy(GpuMatsCUDA.stream));
+  memset(&GpuMatsCUDA, 0, sizeof(GpuMatsCUDA));
+  PetscFunctionReturn(0);
+}
+
+static void GpuMatsCUDASetUnavailable(const char *reason, cudaError_t cerr)
+{
+  if (cerr != cudaSuccess) snprintf(GpuMatsCUDA.why, sizeof(GpuMatsCUDA.why), "%s: %s (%s)", reason, cudaGetErrorString(cerr), cudaGetErrorName(cerr));
+  else snprintf(GpuMatsCUDA.why, sizeof(GpuMatsCUDA.why), "%s", reason);
+  (void)cudaGetLastError(); /* a failed probe must not be reported by a later, unrelated check */
+  GpuMatsCUDA.avail = PETSC_FALSE;
+}
+
+#if defined(PETSC_HAVE_CUDA)
+/* PETSc errors out (instead of falling back) when asked for a device the user
+   disabled, so honour -device_enable[_cuda] none before asking it. */
+static PetscErrorCode GpuMatsCUDADisabledInPETSc(PetscBool *disabled)
+{
+  const char *names[] = {"-device_enable", "-device_enable_cuda"};
+  char        value[64];
+  PetscBool   set;
+
+  PetscFunctionBegin;
+  *disabled = PETSC_FALSE;
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    PetscCall(PetscOptionsGetString(NULL, NULL, names[i], value, sizeof(value), &set));
+    if (set) {
+      PetscBool none;
+
+      PetscCall(PetscStrcasecmp(value, "none", &none));
+      if (none) *disabled = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GpuMatsCUDAProbe(void)
+{
+  PetscBool disabled;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDADisabledInPETSc(&disabled));
+  if (disabled) {
+    GpuMatsCUDASetUnavailable("CUDA devices are disabled by -device_enable none", cudaSuccess);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) {
+    GpuMatsCUDASetUnavailable("PETSc did not initialise a CUDA device", cudaSuccess);
+    PetscFunctionReturn(0);
+  }
+  GpuMatsCallCUDA(cudaGetDevice(&GpuMatsCUDA.device));
+  GpuMatsCUDA.avail = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+#else
+/* PETSc's rule: node-local rank modulo the number of devices, unless -gpumats_device is given.
+   The split is collective on PETSC_COMM_WORLD, so the first probe must be too. */
+static PetscErrorCode GpuMatsCUDAChooseDevice(int ndevices, int *device)
+{
+  PetscInt    id = -1;
+  PetscBool   set;
+  PetscMPIInt size, local_rank = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpumats_device", &id, &set));
+  if (set) {
+    PetscCheck(id >= 0 && id < ndevices, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpumats_device %d: this node has %d CUDA device(s), give an id in 0..%d", (int)id, ndevices, ndevices - 1);
+    *device = (int)id;
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size > 1) {
+    MPI_Comm node;
+
+    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_rank(node, &local_rank));
+    PetscCallMPI(MPI_Comm_free(&node));
+  }
+  *device = local_rank % ndevices;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GpuMatsCUDAProbe(void)
+{
+  int         ndevices = 0;
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  cerr = cudaGetDeviceCount(&ndevices);
+  if (cerr != cudaSuccess || ndevices == 0) {
+    GpuMatsCUDASetUnavailable("no usable CUDA device", cerr);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GpuMatsCUDAChooseDevice(ndevices, &GpuMatsCUDA.device));
+  GpuMatsCallCUDA(cudaSetDevice(GpuMatsCUDA.device));
+  cerr = cudaFree(NULL); /* creates the context now: an exclusive or broken device is "unavailable", not an error later */
+  if (cerr != cudaSuccess) {
+    GpuMatsCUDASetUnavailable("cannot create a context on the CUDA device", cerr);
+    PetscFunctionReturn(0);
+  }
+  GpuMatsCUDA.avail = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+#endif
+
+PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why)
+{
+  PetscFunctionBegin;
+  if (!GpuMatsCUDA.checked) {
+    PetscCall(PetscRegisterFinalize(GpuMatsCUDAFinalize));
+    GpuMatsCUDA.checked = PETSC_TRUE;
+    PetscCall(GpuMatsCUDAProbe());
+    if (GpuMatsCUDA.avail) PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d\n", GpuMatsCUDA.device));
+    else PetscCall(PetscInfo(NULL, "gpumats runs on the host: %s\n", GpuMatsCUDA.why));
+  }
+  if (avail) *avail = GpuMatsCUDA.avail;
+  if (why) *why = GpuMatsCUDA.avail ? "" : GpuMatsCUDA.why;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GpuMatsCUDAStream(cudaStream_t *stream)
+{
+  PetscBool   avail;
+  const char *why;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAInitialize(&avail, &why));
+  PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "gpumats was asked for a CUDA stream but has no device: %s", why);
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscGetCurrentCUDAStream(stream));
+#else
+  if (!GpuMatsCUDA.stream) GpuMatsCallCUDA(cudaStreamCreateWithFlags(&GpuMatsCUDA.stream, cudaStreamNonBlocking));
+  *stream = GpuMatsCUDA.stream;
+#endif
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDAGetStream(void **stream)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAStream(&s));
+  *stream = (void *)s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDASynchronize(void)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what)
+{
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(0);
+  cerr = cudaMalloc(ptr, bytes);
+  if (cerr == cudaErrorMemoryAllocation) {
+    size_t free_bytes = 0, total_bytes = 0;
+
+    *ptr = NULL;
+    (void)cudaGetLastError(); /* clear it, so the next checked call does not report this failure again */
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate %s on the GPU: %zu bytes (%.1f MiB) requested, %.1f MiB free of %.1f MiB on device %d", what, bytes, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0, GpuMatsCUDA.device);
+  }
+  GpuMatsCallCUDA(cerr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDAFree(void *ptr)
+{
+  PetscFunctionBegin;
+  if (ptr) GpuMatsCallCUDA(cudaFree(ptr));
+  PetscFunctionReturn(0);
+}
+
+/* Returns when 'src' may be reused, whatever kind of host memory it is. */
+PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+  GpuMatsCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  GpuMatsCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaMemsetAsync(dst, value, bytes, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsStageFree(GpuMatsStage *stage)
+{
+  PetscFunctionBegin;
+  if (stage->pinned || stage->device) PetscCall(GpuMatsCUDASynchronize()); /* a copy may still read them */
+  if (stage->pinned) GpuMatsCallCUDA(cudaFreeHost(stage->pinned));
+  PetscCall(GpuMatsCUDAFree(stage->device));
+  stage->pinned = NULL;
+  stage->device = NULL;
+  stage->bytes  = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsStageReserve(GpuMatsStage *stage, size_t bytes)
+{
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  if (bytes <= stage->bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsStageFree(stage));
+  cerr = cudaMallocHost(&stage->pinned, bytes);
+  if (cerr == cudaErrorMemoryAllocation) {
+    stage->pinned = NULL;
+    (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate a pinned host staging buffer of %zu bytes (%.1f MiB)", bytes, bytes / 1048576.0);
+  }
+  GpuMatsCallCUDA(cerr);
+  if (GpuMatsCUDAMalloc(&stage->device, bytes, "a device staging buffer")) {
+    (void)cudaFreeHost(stage->pinned);
+    stage->pinned = NULL;
+    PetscCall(GpuMatsCUDAMalloc(&stage->device, bytes, "a device staging buffer")); /* raises the error again, with the stack */
+  }
+  stage->bytes = bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsStageUpload(GpuMatsStage *stage, const void *host, size_t bytes, void **dev)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsStageReserve(stage, bytes));
+  *dev = stage->device;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaStreamSynchronize(s)); /* an earlier upload may still be reading the pinned buffer */
+  memcpy(stage->pinned, host, bytes);
+  GpuMatsCallCUDA(cudaMemcpyAsync(stage->device, stage->pinned, bytes, cudaMemcpyHostToDevice, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsStageDownload(GpuMatsStage *stage, void *host, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCheck(bytes <= stage->bytes, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Download of %zu bytes from a staging buffer of %zu bytes", bytes, stage->bytes);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(stage->pinned, stage->device, bytes, cudaMemcpyDeviceToHost, s));
+  GpuMatsCallCUDA(cudaStreamSynchronize(s));
+  memcpy(host, stage->pinned, bytes);
+  PetscFunctionReturn(0);
+}

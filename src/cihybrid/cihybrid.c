@@ -1,0 +1,222 @@
+/* MATSEQAIJCIHYBRID: the type itself — conversion from and to MATSEQAIJ,
+   creation, destruction, duplication, binding. */
+#include "cihybrid/cihybrid_impl.h"
+
+PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  CIHybridFormatFree(&h->fmt);
+#if GPUMATS_HAVE_CUDA
+  PetscCall(CIHybridDeviceDestroy(&h->dev));
+  h->dev_current = PETSC_FALSE;
+#endif
+  h->shadow.built = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridContextDestroy(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!h) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
+#if GPUMATS_HAVE_CUDA
+  PetscCall(GpuMatsStageFree(&h->stage_x));
+  PetscCall(GpuMatsStageFree(&h->stage_y));
+  PetscCall(GpuMatsStageFree(&h->stage_z));
+#endif
+  PetscCall(PetscFree(A->spptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set);
+
+static PetscErrorCode MatDestroy_SeqAIJCIHybrid(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h      = (Mat_SeqAIJCIHybrid *)A->spptr;
+  PetscErrorCode (*destroy)(Mat) = h->shadow.parent.destroy;
+
+  PetscFunctionBegin;
+  PetscCall(CIHybridComposeAll(A, PETSC_FALSE));
+  PetscCall(CIHybridContextDestroy(A));
+  PetscCall((*destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSettings *s)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  if (h->boundary != s->boundary || h->split != s->split) h->shadow.built = PETSC_FALSE;
+  h->boundary       = s->boundary;
+  h->split          = s->split;
+  h->shadow.backend = s->backend;
+  h->paper_kernel   = s->paper_kernel;
+  PetscCall(GpuMatsSetDefaultVecType(A, s->backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat A, CIHybridSettings *s)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  s->boundary     = h->boundary;
+  s->split        = h->split;
+  s->backend      = h->shadow.backend;
+  s->paper_kernel = h->paper_kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_SeqAIJCIHybrid(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridSettings    s;
+
+  PetscFunctionBegin;
+  /* MatDuplicate_SeqAIJ creates B with A's type name, so B is already a cihybrid */
+  PetscCall((*h->shadow.parent.duplicate)(A, op, B));
+  PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
+  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(*B, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_DEVICE)
+static PetscErrorCode MatBindToCPU_SeqAIJCIHybrid(Mat A, PetscBool flg)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsSetDefaultVecType(A, flg ? GPUMATS_BACKEND_HOST : h->shadow.backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else *newmat = A;
+  B = *newmat;
+  PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
+  PetscCall(GpuMatsShadowRestoreParent(B, &((Mat_SeqAIJCIHybrid *)B->spptr)->shadow));
+  PetscCall(CIHybridContextDestroy(B));
+  PetscCall(MatSetVecType(B, VECSTANDARD));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatView_SeqAIJCIHybrid(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt);
+PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
+PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
+PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
+PETSC_INTERN PetscErrorCode MatGpuMatsSetBackend_SeqAIJCIHybrid(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode MatGpuMatsGetBackend_SeqAIJCIHybrid(Mat, GpuMatsBackend *);
+PETSC_INTERN PetscErrorCode MatGpuMatsUsesDevice_SeqAIJCIHybrid(Mat, PetscBool *);
+
+static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+  /* the names MatConvert() looks for, with the type's full and root name */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijcihybrid_seqaij_C", set ? MatConvert_SeqAIJCIHybrid_SeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqaijcihybrid_C", set ? MatConvert_SeqAIJ_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_cihybrid_C", set ? MatConvert_SeqAIJ_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetBoundary_C", set ? MatCIHybridSetBoundary_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_SeqAIJCIHybrid : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                 B;
+  Mat_SeqAIJCIHybrid *h;
+  PetscBool           already;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else *newmat = A;
+  B = *newmat;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCIHYBRID, &already));
+  if (already) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATSEQAIJ can be converted", ((PetscObject)B)->type_name, MATSEQAIJCIHYBRID);
+
+  PetscCall(PetscNew(&h));
+  h->boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
+  h->split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+  PetscCall(GpuMatsShadowInit(B, &h->shadow));
+  B->spptr = h;
+
+  B->ops->mult             = MatMult_SeqAIJCIHybrid;
+  B->ops->multadd          = MatMultAdd_SeqAIJCIHybrid;
+  B->ops->multtranspose    = MatMultTranspose_SeqAIJCIHybrid;
+  B->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJCIHybrid;
+  B->ops->destroy          = MatDestroy_SeqAIJCIHybrid;
+  B->ops->duplicate        = MatDuplicate_SeqAIJCIHybrid;
+  B->ops->setfromoptions   = MatSetFromOptions_SeqAIJCIHybrid;
+  B->ops->view             = MatView_SeqAIJCIHybrid;
+#if defined(PETSC_HAVE_DEVICE)
+  B->ops->bindtocpu = MatBindToCPU_SeqAIJCIHybrid;
+#endif
+  PetscCall(CIHybridComposeAll(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJCIHYBRID));
+  PetscCall(GpuMatsSetDefaultVecType(B, h->shadow.backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATSEQAIJCIHYBRID - "seqaijcihybrid" - a MATSEQAIJ whose products run on an
+   ELLPACK+CSR hybrid copy (Mahmoud, Hoffmann, Reza, Computation 2018, 6(3):45):
+   the first BOUNDARY nonzeros of each row in row-major ELLPACK, the rest in
+   CSR, one warp per row on the GPU.
+
+   Options Database Keys:
++  -mat_type cihybrid - with -dll_append libgpumats.so
+.  -mat_cihybrid_boundary <n|auto> - ELLPACK width (auto: least bytes moved)
+.  -mat_cihybrid_split <entries|columns> - split by position in the row or by column index
+.  -mat_cihybrid_kernel <tuned|paper> - CUDA SpMV kernel
+-  -mat_gpumats_backend <auto|host|cuda> - where the products run
+
+   Level: beginner
+M*/
+PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(B, MATSEQAIJ));
+  PetscCall(MatConvert_SeqAIJ_SeqAIJCIHybrid(B, MATSEQAIJCIHYBRID, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJCIHybrid - a sequential cihybrid matrix, preallocated like MatCreateSeqAIJ()
+@*/
+PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQAIJCIHYBRID));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,197 @@
+/* CSR -> CIHYBRID: the split, the arrays, the value refresh, the byte model.
+   Plain C: no PETSc calls, so it can be unit-tested on its own. */
+#include "cihybrid_format.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *CIHybridStatusString(CIHybridStatus s)
+{
+  switch (s) {
+  case CIHYBRID_OK:
+    return "success";
+  case CIHYBRID_ERR_MEMORY:
+    return "host memory allocation failed";
+  case CIHYBRID_ERR_INDEX_OVERFLOW:
+    return "a size does not fit the 32-bit device indices";
+  case CIHYBRID_ERR_ARGUMENT:
+    return "invalid argument";
+  }
+  return "unknown status";
+}
+
+static PetscInt RoundUp(PetscInt w, PetscInt a)
+{
+  return ((w + a - 1) / a) * a;
+}
+
+/* Number of ELL entries of a row: a prefix of the sorted row either way. */
+static PetscInt RowSplit(const PetscInt *cols, PetscInt len, CIHybridSplit split, PetscInt boundary)
+{
+  PetscInt s = 0;
+
+  if (split == CIHYBRID_SPLIT_ENTRIES) return len < boundary ? len : boundary;
+  while (s < len && cols[s] < boundary) s++;
+  return s;
+}
+
+void CIHybridFormatFree(CIHybridFormat *fmt)
+{
+  free(fmt->ell_col);
+  free(fmt->ell_val);
+  free(fmt->csr_start);
+  free(fmt->csr_col);
+  free(fmt->csr_val);
+  free(fmt->ell_len);
+  memset(fmt, 0, sizeof(*fmt));
+}
+
+static void *AllocArray(size_t count, size_t size)
+{
+  return malloc(count ? count * size : 1); /* never NULL for a valid empty array */
+}
+
+CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
+{
+  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, slots;
+  PetscInt   i, k;
+
+  memset(fmt, 0, sizeof(*fmt));
+  if (nrows < 0 || ncols < 0 || boundary < 0) return CIHYBRID_ERR_ARGUMENT;
+  if (split != CIHYBRID_SPLIT_ENTRIES && split != CIHYBRID_SPLIT_COLUMNS) return CIHYBRID_ERR_ARGUMENT;
+  if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
+  for (i = 0; i < nrows; i++) {
+    PetscInt len = rowptr[i + 1] - rowptr[i], s;
+
+    if (len < 0) return CIHYBRID_ERR_ARGUMENT;
+    for (k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      if (colidx[k] < 0 || colidx[k] >= ncols) return CIHYBRID_ERR_ARGUMENT;
+      if (k > rowptr[i] && colidx[k] <= colidx[k - 1]) return CIHYBRID_ERR_ARGUMENT;
+    }
+    s = RowSplit(colidx + rowptr[i], len, split, boundary);
+    if (s > width) width = s;
+    if (len > maxlen) maxlen = len;
+    nnz_ell += s;
+  }
+  fmt->nrows       = nrows;
+  fmt->ncols       = ncols;
+  fmt->split       = split;
+  fmt->boundary    = boundary;
+  fmt->width       = (PetscInt)width;
+  fmt->pitch       = RoundUp(fmt->width, CIHYBRID_PITCH_ALIGN);
+  fmt->nnz         = nrows ? rowptr[nrows] - rowptr[0] : 0;
+  fmt->nnz_ell     = nnz_ell;
+  fmt->nnz_csr     = fmt->nnz - nnz_ell;
+  fmt->max_row_len = maxlen;
+  slots            = (PetscInt64)nrows * fmt->pitch;
+  fmt->padding     = (PetscInt64)nrows * fmt->width - nnz_ell;
+  /* checked before any allocation: an absurd boundary must not try to allocate */
+  if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
+
+  fmt->ell_col   = (int32_t *)AllocArray((size_t)slots, sizeof(int32_t));
+  fmt->ell_val   = (PetscScalar *)AllocArray((size_t)slots, sizeof(PetscScalar));
+  fmt->csr_start = (int32_t *)AllocArray((size_t)nrows + 1, sizeof(int32_t));
+  fmt->csr_col   = (int32_t *)AllocArray((size_t)fmt->nnz_csr, sizeof(int32_t));
+  fmt->csr_val   = (PetscScalar *)AllocArray((size_t)fmt->nnz_csr, sizeof(PetscScalar));
+  fmt->ell_len   = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
+  if (!fmt->ell_col || !fmt->ell_val || !fmt->csr_start || !fmt->csr_col || !fmt->csr_val || !fmt->ell_len) {
+    CIHybridFormatFree(fmt);
+    return CIHYBRID_ERR_MEMORY;
+  }
+
+  fmt->csr_start[0] = 0;
+  for (i = 0; i < nrows; i++) {
+    const PetscInt *cols = colidx + rowptr[i];
+    PetscInt        len = rowptr[i + 1] - rowptr[i], s = RowSplit(cols, len, split, boundary), p;
+    int32_t        *ecol = fmt->ell_col + (size_t)i * fmt->pitch;
+
+    fmt->ell_len[i] = (int32_t)s;
+    for (p = 0; p < s; p++) ecol[p] = (int32_t)cols[p];
+    for (p = s; p < fmt->pitch; p++) ecol[p] = -1;
+    for (p = s; p < len; p++) fmt->csr_col[fmt->csr_start[i] + p - s] = (int32_t)cols[p];
+    fmt->csr_start[i + 1] = fmt->csr_start[i] + (int32_t)(len - s);
+    if (len > s) fmt->rows_with_csr++;
+  }
+  return CIHybridRefreshValues(rowptr, vals, fmt);
+}
+
+CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *vals, CIHybridFormat *fmt)
+{
+  PetscInt i, p;
+
+  for (i = 0; i < fmt->nrows; i++) {
+    const PetscScalar *v    = vals + rowptr[i];
+    PetscInt           len  = rowptr[i + 1] - rowptr[i], s = fmt->ell_len[i];
+    PetscScalar       *eval = fmt->ell_val + (size_t)i * fmt->pitch;
+
+    if (len - s != fmt->csr_start[i + 1] - fmt->csr_start[i]) return CIHYBRID_ERR_ARGUMENT; /* structure changed */
+    for (p = 0; p < s; p++) eval[p] = v[p];
+    for (p = s; p < fmt->pitch; p++) eval[p] = 0;
+    for (p = s; p < len; p++) fmt->csr_val[fmt->csr_start[i] + p - s] = v[p];
+  }
+  return CIHYBRID_OK;
+}
+
+/* Bytes one SpMV moves from DRAM for a given split, counted in 32-byte sectors
+   since that is the unit a warp's loads are served in:
+     ELL part, every row: ceil(8*W/32) value sectors + ceil(4*W/32) column
+       sectors, padding included (rows start sector-aligned: pitch % 8 == 0);
+     CSR part of a row with m > 0 remainder entries: 8m+4m bytes plus, on
+       average, 24+28 bytes for the partial sectors at its unaligned ends, and
+       the 8 bytes of its csr_start pair.
+   x and y traffic does not depend on the split and is left out.  Padding
+   costs 12 bytes a slot, misalignment ~60 bytes a row: the best W is where a
+   longer ELL part stops paying for its padding. */
+static double SplitBytes(const PetscInt64 *hist, PetscInt maxlen, PetscInt64 nrows, PetscInt w)
+{
+  double   bytes = (double)nrows * 32.0 * (double)((8 * (PetscInt64)w + 31) / 32 + (4 * (PetscInt64)w + 31) / 32);
+  PetscInt len;
+
+  for (len = w + 1; len <= maxlen; len++) {
+    if (hist[len]) bytes += (double)hist[len] * (12.0 * (double)(len - w) + 52.0 + 8.0);
+  }
+  return bytes;
+}
+
+PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *bytes_model)
+{
+  PetscInt64 *hist;
+  PetscInt    maxlen = 0, i, w, best = 0, step;
+  double      best_bytes;
+
+  for (i = 0; i < nrows; i++)
+    if (rowptr[i + 1] - rowptr[i] > maxlen) maxlen = rowptr[i + 1] - rowptr[i];
+  hist = (PetscInt64 *)calloc((size_t)maxlen + 1, sizeof(PetscInt64));
+  if (!hist) {
+    if (bytes_model) *bytes_model = -1;
+    return 0;
+  }
+  for (i = 0; i < nrows; i++) hist[rowptr[i + 1] - rowptr[i]]++;
+  best_bytes = SplitBytes(hist, maxlen, nrows, 0);
+  /* candidates: multiples of the pitch alignment, at most ~512 of them */
+  step = CIHYBRID_PITCH_ALIGN;
+  while (maxlen / step > 512) step *= 2;
+  for (w = step; w <= maxlen + step - 1; w += step) {
+    double b = SplitBytes(hist, maxlen, nrows, w);
+    if (b < best_bytes) {
+      best_bytes = b;
+      best       = w;
+    }
+  }
+  free(hist);
+  if (best > maxlen) best = maxlen;
+  if (bytes_model) *bytes_model = best_bytes;
+  return best;
+}
+
+/* Bytes one SpMV moves with the built format, as the model above counts them,
+   plus x and y. */
+double CIHybridBytesPerMult(const CIHybridFormat *fmt)
+{
+  double bytes = (double)fmt->nrows * (double)fmt->width * (sizeof(PetscScalar) + sizeof(int32_t));
+
+  bytes += (double)fmt->nnz_csr * (sizeof(PetscScalar) + sizeof(int32_t));
+  bytes += (double)(fmt->nrows + 1) * sizeof(int32_t);
+  bytes += (double)(fmt->ncols + fmt->nrows) * sizeof(PetscScalar);
+  return bytes;
+}

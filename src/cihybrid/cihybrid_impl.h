@@ -1,0 +1,41 @@
+/* MATSEQAIJCIHYBRID: a MATSEQAIJ whose multiplies run on a CIHYBRID shadow. */
+#pragma once
+#include "common/gpumats_impl.h"
+#include "cihybrid/cihybrid_format.h"
+#if GPUMATS_HAVE_CUDA
+  #include "cuda/cihybrid/cihybrid_cuda.h"
+#endif
+
+typedef struct {
+  GpuMatsShadow    shadow;
+  PetscInt         boundary; /* as set by the user; MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
+  MatCIHybridSplit split;
+  PetscBool        paper_kernel; /* -mat_cihybrid_kernel paper: the paper's kernel, for comparison */
+  CIHybridFormat   fmt;
+  double           model_bytes; /* byte model of the auto choice, -1 when the boundary was given */
+#if GPUMATS_HAVE_CUDA
+  CIHybridDevice dev;
+  PetscBool      dev_current; /* device values match fmt */
+  GpuMatsStage   stage_x, stage_y, stage_z;
+#endif
+} Mat_SeqAIJCIHybrid;
+
+/* settings an MPI matrix passes on to its blocks */
+typedef struct {
+  PetscInt         boundary;
+  MatCIHybridSplit split;
+  GpuMatsBackend   backend;
+  PetscBool        paper_kernel;
+} CIHybridSettings;
+
+PETSC_INTERN PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat, const CIHybridSettings *);
+PETSC_INTERN PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat, CIHybridSettings *);
+PETSC_INTERN PetscErrorCode CIHybridSettingsFromOptions(Mat, CIHybridSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatMult_SeqAIJCIHybrid(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultAdd_SeqAIJCIHybrid(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTranspose_SeqAIJCIHybrid(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTransposeAdd_SeqAIJCIHybrid(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);

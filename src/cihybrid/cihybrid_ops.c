@@ -1,0 +1,178 @@
+/* MATSEQAIJCIHYBRID: bringing the shadow up to date, and the multiplies. */
+#include "cihybrid/cihybrid_impl.h"
+
+static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CIHybridFormat *fmt)
+{
+  PetscFunctionBegin;
+  switch (status) {
+  case CIHYBRID_OK:
+    break;
+  case CIHYBRID_ERR_INDEX_OVERFLOW:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP,
+            "cihybrid: %" PetscInt_FMT " rows x ELLPACK pitch %" PetscInt_FMT " = %" PetscInt64_FMT " slots, or %" PetscInt64_FMT " CSR-region nonzeros, do not fit the 32-bit device indices (at most 2147483647); use a smaller -mat_cihybrid_boundary (now %" PetscInt_FMT ", longest row %" PetscInt64_FMT ")",
+            fmt->nrows, fmt->pitch, (PetscInt64)fmt->nrows * fmt->pitch, fmt->nnz_csr, fmt->boundary, fmt->max_row_len);
+  case CIHYBRID_ERR_MEMORY:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "cihybrid: out of host memory building the format of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix (%" PetscInt64_FMT " nonzeros, ELLPACK %" PetscInt_FMT " x %" PetscInt_FMT ")", A->rmap->n, A->cmap->n, fmt->nnz, fmt->nrows, fmt->pitch);
+  case CIHYBRID_ERR_ARGUMENT:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the AIJ arrays of %s are not a valid sorted CSR matrix or its structure changed unseen", ((PetscObject)A)->name ? ((PetscObject)A)->name : "the matrix");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridBuild(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  PetscInt       m = A->rmap->n, boundary = h->boundary, maxlen = 0, i;
+  CIHybridStatus status;
+
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
+  for (i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
+  h->model_bytes = -1;
+  if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
+    if (h->split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
+    else boundary = A->cmap->n / 10; /* the paper's reference region: the first 10% of the determinants */
+    PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)\n", boundary, h->split == MAT_CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", h->model_bytes));
+  } else if (h->split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > maxlen) {
+    PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, maxlen, maxlen));
+    boundary = maxlen;
+  }
+  status = CIHybridBuildFromCSR(m, A->cmap->n, ai, aj, aa, (CIHybridSplit)h->split, boundary, &h->fmt);
+  if (status != CIHYBRID_OK) {
+    CIHybridFormat failed = h->fmt; /* sizes survive for the message, arrays were freed */
+
+    CIHybridFormatFree(&h->fmt);
+    PetscCall(CIHybridCheckStatus(A, status, &failed));
+  }
+  PetscCall(PetscInfo(A, "Built CIHYBRID %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bring the shadow up to date with the AIJ master, and tell where to multiply. */
+PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  GpuMatsShadowChange change;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
+  PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
+  if (change != GPUMATS_SHADOW_CURRENT) {
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa;
+    PetscMemType    mtype;
+
+    PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+    PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
+    if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(CIHybridBuild(A, h, ai, aj, aa));
+    else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
+    PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+    PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
+#if GPUMATS_HAVE_CUDA
+    if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(CIHybridDeviceDestroy(&h->dev));
+    h->dev_current = PETSC_FALSE;
+#endif
+  }
+#if GPUMATS_HAVE_CUDA
+  if (*on_device && !h->dev_current) {
+    PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
+    if (!h->dev) PetscCall(CIHybridDeviceCreate(&h->fmt, &h->dev));
+    else PetscCall(CIHybridDeviceCopyValues(h->dev, &h->fmt));
+    h->dev_current = PETSC_TRUE;
+    PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridLogFlops(Mat A, PetscBool on_device, PetscLogDouble flops)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_DEVICE)
+  if (on_device) PetscCall(PetscLogGpuFlops(flops));
+  else PetscCall(PetscLogFlops(flops));
+#else
+  PetscCall(PetscLogFlops(flops));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = op(A) x + y0, y0 NULL or possibly equal to y: the one routine behind the four ops. */
+static PetscErrorCode CIHybridApply(Mat A, PetscBool transpose, Vec x, Vec y0, Vec y)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  PetscBool           on_device;
+
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device));
+  if (on_device) {
+#if GPUMATS_HAVE_CUDA
+    GpuMatsDeviceVec dx, dy0, dy;
+    PetscInt         ny = transpose ? A->cmap->n : A->rmap->n;
+
+    PetscCall(GpuMatsVecGetDeviceArray(x, GPUMATS_READ, &h->stage_x, &dx));
+    if (y0 && y0 != y) PetscCall(GpuMatsVecGetDeviceArray(y0, GPUMATS_READ, &h->stage_z, &dy0));
+    PetscCall(GpuMatsVecGetDeviceArray(y, y0 == y ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &h->stage_y, &dy));
+  #if defined(PETSC_HAVE_DEVICE)
+    PetscCall(PetscLogGpuTimeBegin());
+  #endif
+    if (ny > 0) {
+      const PetscScalar *y0dev = y0 ? (y0 == y ? dy.device : dy0.device) : NULL;
+
+      if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, dx.device, y0dev, dy.device));
+      else PetscCall(CIHybridDeviceMult(h->dev, h->paper_kernel ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, dx.device, y0dev, dy.device));
+    }
+  #if defined(PETSC_HAVE_DEVICE)
+    PetscCall(PetscLogGpuTimeEnd());
+  #endif
+    PetscCall(GpuMatsVecRestoreDeviceArray(&dy));
+    if (y0 && y0 != y) PetscCall(GpuMatsVecRestoreDeviceArray(&dy0));
+    PetscCall(GpuMatsVecRestoreDeviceArray(&dx));
+#endif
+  } else {
+    const PetscScalar *xa, *y0a = NULL;
+    PetscScalar       *ya;
+
+    PetscCall(VecGetArrayRead(x, &xa));
+    if (y0 && y0 != y) PetscCall(VecGetArrayRead(y0, &y0a));
+    if (y0 == y) PetscCall(VecGetArray(y, &ya));
+    else PetscCall(VecGetArrayWrite(y, &ya));
+    if (y0 == y) y0a = ya;
+    if (transpose) CIHybridMultTransposeHost(&h->fmt, xa, y0a, ya);
+    else CIHybridMultHost(&h->fmt, xa, y0a, ya);
+    if (y0 == y) PetscCall(VecRestoreArray(y, &ya));
+    else PetscCall(VecRestoreArrayWrite(y, &ya));
+    if (y0 && y0 != y) PetscCall(VecRestoreArrayRead(y0, &y0a));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
+  PetscCall(CIHybridLogFlops(A, on_device, 2.0 * (PetscLogDouble)h->fmt.nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatMult_SeqAIJCIHybrid(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridApply(A, PETSC_FALSE, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatMultAdd_SeqAIJCIHybrid(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridApply(A, PETSC_FALSE, x, y, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatMultTranspose_SeqAIJCIHybrid(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridApply(A, PETSC_TRUE, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatMultTransposeAdd_SeqAIJCIHybrid(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridApply(A, PETSC_TRUE, x, y, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

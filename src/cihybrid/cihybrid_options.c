@@ -1,0 +1,259 @@
+/* MATCIHYBRID settings: the public setters and getters, the options
+   database, and the format statistics MatView prints. */
+#include "cihybrid/cihybrid_impl.h"
+#include <stdlib.h>
+
+static const char *const CIHybridSplits[] = {"entries", "columns", "MatCIHybridSplit", "MAT_CIHYBRID_SPLIT_", NULL};
+static const char *const CIHybridKernels[] = {"tuned", "paper"};
+
+/* ---- public API: dispatch through composed functions (seq and MPI) ---- */
+
+PetscErrorCode MatCIHybridSetBoundary(Mat A, PetscInt boundary)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(boundary >= 0 || boundary == MAT_CIHYBRID_BOUNDARY_AUTO, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BOUNDARY must be >= 0 or MAT_CIHYBRID_BOUNDARY_AUTO, not %" PetscInt_FMT, boundary);
+  PetscTryMethod(A, "MatCIHybridSetBoundary_C", (Mat, PetscInt), (A, boundary));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetBoundary(Mat A, PetscInt *boundary)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridGetBoundary_C", (Mat, PetscInt *), (A, boundary));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridSetSplit(Mat A, MatCIHybridSplit split)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(split == MAT_CIHYBRID_SPLIT_ENTRIES || split == MAT_CIHYBRID_SPLIT_COLUMNS, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatCIHybridSplit %d", (int)split);
+  PetscTryMethod(A, "MatCIHybridSetSplit_C", (Mat, MatCIHybridSplit), (A, split));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetSplit(Mat A, MatCIHybridSplit *split)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridGetSplit_C", (Mat, MatCIHybridSplit *), (A, split));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridGetInfo_C", (Mat, MatCIHybridInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsSetBackend(Mat A, GpuMatsBackend backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(backend >= GPUMATS_BACKEND_AUTO && backend <= GPUMATS_BACKEND_CUDA, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown GpuMatsBackend %d", (int)backend);
+  PetscTryMethod(A, "MatGpuMatsSetBackend_C", (Mat, GpuMatsBackend), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsGetBackend(Mat A, GpuMatsBackend *backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGpuMatsGetBackend_C", (Mat, GpuMatsBackend *), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  *uses = PETSC_FALSE;
+  PetscTryMethod(A, "MatGpuMatsUsesDevice_C", (Mat, PetscBool *), (A, uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the sequential implementations ---- */
+
+PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat A, PetscInt boundary)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  if (h->boundary != boundary) h->shadow.built = PETSC_FALSE;
+  h->boundary = boundary;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat A, PetscInt *boundary)
+{
+  PetscFunctionBegin;
+  *boundary = ((Mat_SeqAIJCIHybrid *)A->spptr)->boundary;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit split)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  if (h->split != split) h->shadow.built = PETSC_FALSE;
+  h->split = split;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit *split)
+{
+  PetscFunctionBegin;
+  *split = ((Mat_SeqAIJCIHybrid *)A->spptr)->split;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsSetBackend_SeqAIJCIHybrid(Mat A, GpuMatsBackend backend)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend = backend;
+  PetscCall(GpuMatsSetDefaultVecType(A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsGetBackend_SeqAIJCIHybrid(Mat A, GpuMatsBackend *backend)
+{
+  PetscFunctionBegin;
+  *backend = ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsUsesDevice_SeqAIJCIHybrid(Mat A, PetscBool *uses)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(A, ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend, uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Statistics of the format; builds it if needed (and uploads it when the
+   products run on the device), so what is reported is what is used. */
+PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat A, MatCIHybridInfo *info)
+{
+  Mat_SeqAIJCIHybrid   *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  const CIHybridFormat *f = &h->fmt;
+  PetscBool             on_device;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatCIHybridGetInfo: the matrix is not assembled");
+  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device));
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->boundary   = f->boundary;
+  info->width      = f->width;
+  info->pitch      = f->pitch;
+  info->nnz        = f->nnz;
+  info->nnz_ell    = f->nnz_ell;
+  info->nnz_csr    = f->nnz_csr;
+  info->padding    = f->padding;
+  info->bytes_host = (PetscInt64)f->nrows * f->pitch * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + f->nrows * (PetscInt64)sizeof(int32_t) + (f->nrows + 1) * (PetscInt64)sizeof(int32_t) + f->nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
+#if GPUMATS_HAVE_CUDA
+  if (h->dev) {
+    size_t bytes;
+
+    PetscCall(CIHybridDeviceBytes(h->dev, &bytes));
+    info->bytes_device = (PetscInt64)bytes;
+    info->on_device    = PETSC_TRUE;
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridView_Info(Mat A, PetscViewer viewer)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  MatCIHybridInfo     info;
+  PetscBool           on_device;
+  PetscInt64          m = A->rmap->n, ell_bytes, csr_bytes, plain_csr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridGetInfo_SeqAIJCIHybrid(A, &info));
+  PetscCall(MatGpuMatsUsesDevice_SeqAIJCIHybrid(A, &on_device));
+  /* the paper's memory formula: N*W*(val+idx) for ELLPACK, nnz_csr*(val+idx) + (N+1)*idx for CSR */
+  ell_bytes = m * info.width * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
+  csr_bytes = info.nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
+  plain_csr = info.nnz * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "CIHYBRID: split %s, BOUNDARY %" PetscInt_FMT "%s, ELLPACK width %" PetscInt_FMT " (row pitch %" PetscInt_FMT ")\n", CIHybridSplits[h->split], info.boundary, h->boundary == MAT_CIHYBRID_BOUNDARY_AUTO ? " (auto)" : "", info.width, info.pitch));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  nonzeros: %" PetscInt64_FMT " = %" PetscInt64_FMT " in ELLPACK (%.1f%%) + %" PetscInt64_FMT " in CSR (%.1f%%); ELLPACK padding %" PetscInt64_FMT " slots (%.1f%% of the block)\n", info.nnz, info.nnz_ell, info.nnz ? 100.0 * (double)info.nnz_ell / (double)info.nnz : 0.0, info.nnz_csr, info.nnz ? 100.0 * (double)info.nnz_csr / (double)info.nnz : 0.0, info.padding, (m > 0 && info.width > 0) ? 100.0 * (double)info.padding / (double)(m * info.width) : 0.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  memory (paper's formula): ELLPACK %" PetscInt64_FMT " + CSR %" PetscInt64_FMT " = %" PetscInt64_FMT " bytes (plain CSR: %" PetscInt64_FMT ")\n", ell_bytes, csr_bytes, ell_bytes + csr_bytes, plain_csr));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow copy: %" PetscInt64_FMT " bytes on host, %" PetscInt64_FMT " bytes on device; products run on the %s%s\n", info.bytes_host, info.bytes_device, on_device ? "device" : "host", on_device && h->paper_kernel ? " (paper's kernel)" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatView_SeqAIJCIHybrid(Mat A, PetscViewer viewer)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  PetscBool           ascii;
+  PetscViewerFormat   format;
+
+  PetscFunctionBegin;
+  PetscCall((*h->shadow.parent.view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatCIHybridView_Info(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_cihybrid_boundary takes a number or 'auto' */
+static PetscErrorCode CIHybridParseBoundary(Mat A, const char *text, PetscInt *boundary)
+{
+  PetscBool isauto;
+  char     *end;
+  long      v;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcasecmp(text, "auto", &isauto));
+  if (isauto) {
+    *boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  v = strtol(text, &end, 10);
+  PetscCheck(end != text && *end == '\0' && v >= 0 && v <= PETSC_MAX_INT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_cihybrid_boundary: expected a nonnegative integer or 'auto', got '%s'", text);
+  *boundary = (PetscInt)v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Options shared by the sequential and the MPI type */
+PetscErrorCode CIHybridSettingsFromOptions(Mat A, CIHybridSettings *s, GPUMATS_OPTIONS_ARG)
+{
+  char      text[64];
+  PetscBool set;
+  PetscInt  kernel = s->paper_kernel ? 1 : 0;
+  PetscEnum split = (PetscEnum)s->split, backend = (PetscEnum)s->backend;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "CIHYBRID matrix options");
+  if (s->boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscStrncpy(text, "auto", sizeof(text)));
+  else PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, s->boundary));
+  PetscCall(PetscOptionsString("-mat_cihybrid_boundary", "ELLPACK width: nonzeros per row (split entries) or first column outside (split columns) kept in ELLPACK, or auto", "MatCIHybridSetBoundary", text, text, sizeof(text), &set));
+  if (set) PetscCall(CIHybridParseBoundary(A, text, &s->boundary));
+  PetscCall(PetscOptionsEnum("-mat_cihybrid_split", "How rows are split between ELLPACK and CSR", "MatCIHybridSetSplit", CIHybridSplits, split, &split, NULL));
+  PetscCall(PetscOptionsEList("-mat_cihybrid_kernel", "CUDA SpMV kernel", "MatMult", CIHybridKernels, 2, CIHybridKernels[kernel], &kernel, NULL));
+  PetscCall(PetscOptionsEnum("-mat_gpumats_backend", "Where products run", "MatGpuMatsSetBackend", GpuMatsBackends, backend, &backend, NULL));
+  PetscOptionsHeadEnd();
+  s->split        = (MatCIHybridSplit)split;
+  s->backend      = (GpuMatsBackend)backend;
+  s->paper_kernel = kernel == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat A, GPUMATS_OPTIONS_ARG)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridSettings    s;
+
+  PetscFunctionBegin;
+  if (h->shadow.parent.setfromoptions) PetscCall((*h->shadow.parent.setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
+  PetscCall(CIHybridSettingsFromOptions(A, &s, PetscOptionsObject));
+  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

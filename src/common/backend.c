@@ -1,0 +1,48 @@
+/* Where a multiply runs: the device when gpumats has CUDA, a device can be
+   used, the matrix is not bound to the CPU and the user did not ask for the
+   host. A missing device is not an error unless the user asked for CUDA. */
+#include "common/gpumats_impl.h"
+
+const char *const GpuMatsBackends[] = {"auto", "host", "cuda", "GpuMatsBackend", "GPUMATS_BACKEND_", NULL};
+
+PetscErrorCode GpuMatsBackendUsesDevice(Mat A, GpuMatsBackend backend, PetscBool *uses)
+{
+  PetscFunctionBegin;
+  *uses = PETSC_FALSE;
+  if (backend == GPUMATS_BACKEND_HOST) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_DEVICE)
+  if (A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+#if GPUMATS_HAVE_CUDA
+  {
+    PetscBool   avail;
+    const char *why;
+
+    PetscCall(GpuMatsCUDAInitialize(&avail, &why));
+    if (!avail) {
+      PetscCheck(backend != GPUMATS_BACKEND_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP, "Matrix %s: -mat_gpumats_backend cuda was asked for but no CUDA device can be used (%s)", ((PetscObject)A)->type_name, why);
+      PetscCall(PetscInfo(A, "No usable CUDA device (%s): multiplies run on the host\n", why));
+    }
+    *uses = avail;
+  }
+#else
+  PetscCheck(backend != GPUMATS_BACKEND_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP, "Matrix %s: -mat_gpumats_backend cuda was asked for but gpumats was built without CUDA (rebuild with -Dcuda=enabled)", ((PetscObject)A)->type_name);
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* With a CUDA PETSc, vectors made by MatCreateVecs live on the device when the
+   multiplies do, so solvers never copy. */
+PetscErrorCode GpuMatsSetDefaultVecType(Mat A, GpuMatsBackend backend)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA) && GPUMATS_HAVE_CUDA
+  {
+    PetscBool uses = PETSC_FALSE;
+
+    if (backend != GPUMATS_BACKEND_HOST) PetscCall(GpuMatsBackendUsesDevice(A, GPUMATS_BACKEND_AUTO, &uses));
+    PetscCall(MatSetVecType(A, uses ? VECCUDA : VECSTANDARD));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,56 @@
+/* Package registration: the types, their root names, log events, and the
+   check that the running PETSc is the one gpumats was compiled against. */
+#include "common/gpumats_impl.h"
+
+PetscLogEvent GPUMATS_FormatBuild, GPUMATS_FormatUpload;
+
+static PetscBool GpuMatsPackageInitialized = PETSC_FALSE;
+
+PetscErrorCode GpuMatsFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  GpuMatsPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A plugin is compiled against one petscconf.h and struct layout: loading it
+   into another PETSc version corrupts memory, so refuse. */
+static PetscErrorCode GpuMatsCheckPetscVersion(void)
+{
+  PetscInt major, minor, subminor, release;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetVersionNumber(&major, &minor, &subminor, &release));
+  PetscCheck(major == PETSC_VERSION_MAJOR && minor == PETSC_VERSION_MINOR && subminor == PETSC_VERSION_SUBMINOR, PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "gpumats was compiled against PETSc %d.%d.%d but is loaded into PETSc %" PetscInt_FMT ".%" PetscInt_FMT ".%" PetscInt_FMT ": rebuild gpumats against this PETSc", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, major, minor, subminor);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  GpuMatsInitializePackage - registers the gpumats matrix types. Called by
+  PETSc when the library is loaded with -dll_append; call it yourself after
+  PetscInitialize() when you link the library.
+@*/
+PetscErrorCode GpuMatsInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (GpuMatsPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  GpuMatsPackageInitialized = PETSC_TRUE;
+  PetscCall(GpuMatsCheckPetscVersion());
+  PetscCall(MatRegister(MATSEQAIJCIHYBRID, MatCreate_SeqAIJCIHybrid));
+  PetscCall(MatRegister(MATMPIAIJCIHYBRID, MatCreate_MPIAIJCIHybrid));
+  PetscCall(MatRegisterRootName(MATCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
+  PetscCall(PetscLogEventRegister("GpuMatsBuild", MAT_CLASSID, &GPUMATS_FormatBuild));
+  PetscCall(PetscLogEventRegister("GpuMatsUpload", MAT_CLASSID, &GPUMATS_FormatUpload));
+  PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));
+  PetscCall(PetscInfo(NULL, "gpumats %s registered %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Found by PETSc's -dll_append through the library's file name libgpumats.so */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_gpumats(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
