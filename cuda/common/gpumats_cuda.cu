@@ -73,11 +73,14 @@ static PetscErrorCode GpuMatsCUDADisabledInPETSc(PetscBool *disabled)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GpuMatsCUDAProbe(void)
+/* PETSc chooses and initialises the device; called only when one is present,
+   because PETSc raises an error (not a fallback) when it finds none. */
+static PetscErrorCode GpuMatsCUDASelectDevice(int ndevices)
 {
   PetscBool disabled;
 
   PetscFunctionBegin;
+  (void)ndevices; /* PETSc counts them itself */
   PetscCall(GpuMatsCUDADisabledInPETSc(&disabled));
   if (disabled) {
     GpuMatsCUDASetUnavailable("CUDA devices are disabled by -device_enable none", cudaSuccess);
@@ -120,17 +123,11 @@ static PetscErrorCode GpuMatsCUDAChooseDevice(int ndevices, int *device)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GpuMatsCUDAProbe(void)
+static PetscErrorCode GpuMatsCUDASelectDevice(int ndevices)
 {
-  int         ndevices = 0;
   cudaError_t cerr;
 
   PetscFunctionBegin;
-  cerr = cudaGetDeviceCount(&ndevices);
-  if (cerr != cudaSuccess || ndevices == 0) {
-    GpuMatsCUDASetUnavailable("no usable CUDA device", cerr);
-    PetscFunctionReturn(0);
-  }
   PetscCall(GpuMatsCUDAChooseDevice(ndevices, &GpuMatsCUDA.device));
   GpuMatsCallCUDA(cudaSetDevice(GpuMatsCUDA.device));
   cerr = cudaFree(NULL); /* creates the context now: an exclusive or broken device is "unavailable", not an error later */
@@ -142,6 +139,22 @@ static PetscErrorCode GpuMatsCUDAProbe(void)
   PetscFunctionReturn(0);
 }
 #endif
+
+/* No device or no driver is an answer (avail = false), never an error. */
+static PetscErrorCode GpuMatsCUDAProbe(void)
+{
+  int         ndevices = 0;
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  cerr = cudaGetDeviceCount(&ndevices);
+  if (cerr != cudaSuccess || ndevices == 0) {
+    GpuMatsCUDASetUnavailable("no usable CUDA device", cerr);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GpuMatsCUDASelectDevice(ndevices));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why)
 {
@@ -284,10 +297,14 @@ PetscErrorCode GpuMatsStageReserve(GpuMatsStage *stage, size_t bytes)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate a pinned host staging buffer of %zu bytes (%.1f MiB)", bytes, bytes / 1048576.0);
   }
   GpuMatsCallCUDA(cerr);
-  if (GpuMatsCUDAMalloc(&stage->device, bytes, "a device staging buffer")) {
-    (void)cudaFreeHost(stage->pinned);
-    stage->pinned = NULL;
-    PetscCall(GpuMatsCUDAMalloc(&stage->device, bytes, "a device staging buffer")); /* raises the error again, with the stack */
+  {
+    PetscErrorCode ierr = GpuMatsCUDAMalloc(&stage->device, bytes, "a device staging buffer");
+
+    if (ierr) { /* leave the stage empty, not half allocated */
+      (void)cudaFreeHost(stage->pinned);
+      stage->pinned = NULL;
+    }
+    PetscCall(ierr);
   }
   stage->bytes = bytes;
   PetscFunctionReturn(0);

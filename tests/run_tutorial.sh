@@ -1,0 +1,121 @@
+#!/bin/sh
+# Runs a PETSc/SLEPc program twice, once on MATAIJ and once on a gpumats
+# type, and compares what the two print.
+#
+#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] PROGRAM LIBRARY [ARGS...]
+#
+#   -n RANKS      run under mpiexec with RANKS processes (default 1: no mpiexec)
+#   -mpiexec PATH the MPI launcher (default: $MPIEXEC, else mpiexec on PATH)
+#   -type TYPE    the type to compare with aij (default cihybrid)
+#   PROGRAM       the program; exit 77 (meson's "skipped") when it is absent
+#   LIBRARY       the plugin given to -dll_append, or 'none' to load nothing
+#                 (to try the script on PETSc's own types, e.g. -type aijsell)
+#   ARGS          further options given to both runs
+#
+# The runs are  PROGRAM ARGS -mat_type aij  and
+#               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE;
+# their standard outputs must agree line by line.  Exit 0 when they do,
+# 1 (with the diff, or the failing run's output) otherwise.
+#
+# Lines that may legitimately differ, and nothing else, are normalised before
+# the comparison:
+#  - the instantiated type names: KSPView and -mat_view ::ascii_info print
+#    "type: seqaij" for one run and "type: seqaijcihybrid" for the other
+#    (mpiaij / mpiaijcihybrid in parallel), so seqaijTYPE, mpiaijTYPE (and
+#    seqTYPE, mpiTYPE for a type not derived from AIJ) read as seqaij, mpiaij;
+#  - the lines a format's viewer adds to that ascii_info output (its own
+#    statistics: regions, padding, bytes on the device): they name the
+#    format, so after the renaming above the lines that still contain the
+#    type's name are dropped.  AIJ's output never contains it.
+set -u
+
+usage() {
+  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] PROGRAM LIBRARY [ARGS...]" >&2
+  exit 2
+}
+
+ranks=1
+launcher=${MPIEXEC:-mpiexec}
+type=cihybrid
+while [ $# -gt 0 ]; do
+  case $1 in
+    -n) [ $# -ge 2 ] || usage; ranks=$2; shift 2 ;;
+    -mpiexec) [ $# -ge 2 ] || usage; launcher=$2; shift 2 ;;
+    -type) [ $# -ge 2 ] || usage; type=$2; shift 2 ;;
+    -*) usage ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 2 ] || usage
+program=$1
+library=$2
+shift 2
+
+if [ ! -x "$program" ]; then
+  echo "SKIP: $program is not built"
+  exit 77
+fi
+if [ "$library" = none ]; then
+  load=""
+elif [ -f "$library" ]; then
+  load="-dll_append $library"
+else
+  echo "FAIL: the plugin $library does not exist" >&2
+  exit 1
+fi
+
+# OpenMPI refuses to run as root, and to start more ranks than cores, unless
+# told; MPICH's mpiexec (hydra) rejects those flags.
+if [ "$ranks" -gt 1 ]; then
+  if ! command -v "$launcher" >/dev/null 2>&1; then
+    echo "SKIP: no MPI launcher '$launcher' for $ranks ranks"
+    exit 77
+  fi
+  if "$launcher" --version 2>&1 | grep -Eqi 'open ?mpi|openrte'; then
+    set -- "$launcher" --allow-run-as-root --oversubscribe -n "$ranks" "$program" "$@"
+  else
+    set -- "$launcher" -n "$ranks" "$program" "$@"
+  fi
+else
+  set -- "$program" "$@"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/run_tutorial.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# run NAME OPTIONS...: the command line above plus OPTIONS; stdout to NAME.out, stderr to NAME.err
+run() {
+  name=$1
+  shift
+  "$@" >"$work/$name.out" 2>"$work/$name.err"
+  status=$?
+  if [ $status -ne 0 ]; then
+    echo "FAIL: the $name run exited with status $status: $*"
+    cat "$work/$name.out" "$work/$name.err"
+    exit 1
+  fi
+}
+run aij "$@" -mat_type aij
+# $load is empty or "-dll_append LIBRARY": split on purpose (a path with blanks is not supported)
+# shellcheck disable=SC2086
+run "$type" "$@" $load -mat_type "$type"
+
+suffix=${type#aij} # the part after aij in seqaijTYPE-like names: cihybrid, or sell for aijsell
+normalise() {
+  sed -E "s/\\b(seq|mpi)(aij)?${suffix}\\b/\\1aij/g" "$1" | grep -v -i -- "$suffix"
+}
+normalise "$work/aij.out" >"$work/aij.cmp"
+normalise "$work/$type.out" >"$work/$type.cmp"
+if diff -u "$work/aij.cmp" "$work/$type.cmp" >"$work/diff"; then
+  echo "PASS: -mat_type $type prints what -mat_type aij prints ($(wc -l <"$work/aij.out") lines): $*"
+  exit 0
+fi
+echo "FAIL: -mat_type $type prints something else than -mat_type aij: $*"
+cat "$work/diff"
+for name in aij "$type"; do
+  if [ -s "$work/$name.err" ]; then
+    echo "--- standard error of the $name run:"
+    cat "$work/$name.err"
+  fi
+done
+exit 1
