@@ -58,6 +58,10 @@ fi
 if [ "$library" = none ]; then
   load=""
 elif [ -f "$library" ]; then
+  case $library in
+    /*) ;;
+    *) library=$PWD/$library ;; # dlopen looks a bare name up in the library path, not here
+  esac
   load="-dll_append $library"
 else
   echo "FAIL: the plugin $library does not exist" >&2

@@ -1,0 +1,26 @@
+#!/bin/sh
+# On a GPU machine: build gpumats against the CUDA-enabled PETSc 3.22 carried in
+# .device/ (see ../shared/device/README.md), run the whole test suite with device
+# vectors and again with host vectors (staging path), then the benchmarks.
+# Logs and results go to $OUT (default /tmp/gpumats-out).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpumats-out}
+mkdir -p "$OUT"
+[ -f /opt/petsc-cuda/lib/libpetsc.so ] || tar xJf .device/petsc-cuda.tar.xz -C /
+export PETSC_DIR=/opt/petsc-cuda PATH=/opt/petsc-cuda/bin:/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/opt/petsc-cuda/lib:${LD_LIBRARY_PATH:-}
+export PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+B=${BUILD:-/tmp/gpumats-build}
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+{ [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
+  || { tail -40 "$OUT/build.log"; exit 1; }
+status=0
+meson test -C "$B" --print-errorlogs --num-processes 4 > "$OUT/test-device-vectors.log" 2>&1 || status=1
+grep -E "^(Ok|Fail|Skipped|Expected|Unexpected|Timeout):" "$OUT/test-device-vectors.log" | sed 's/^/device vectors: /'
+PETSC_OPTIONS="$PETSC_OPTIONS -vec_type standard" meson test -C "$B" --print-errorlogs --num-processes 4 > "$OUT/test-host-vectors.log" 2>&1 || status=1
+grep -E "^(Ok|Fail|Skipped|Expected|Unexpected|Timeout):" "$OUT/test-host-vectors.log" | sed 's/^/host vectors: /'
+grep -E "FAIL|TIMEOUT" "$OUT"/test-*.log | head -20
+[ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
+sh tools/device-bench.sh "$B" "$OUT" || status=1
+exit $status
