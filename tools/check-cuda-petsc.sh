@@ -14,8 +14,7 @@ export PETSC_DIR=/opt/petsc-cuda PATH=/usr/local/cuda/bin:$PATH
 # libpetsc needs libcuda.so.1, which only a GPU driver provides: link against the stub
 stub=$(mktemp -d)
 ln -s /usr/local/cuda/lib64/stubs/libcuda.so "$stub/libcuda.so.1"
-export LDFLAGS="-Wl,-rpath-link,$stub"
 rm -rf build-cuda-check
-meson setup build-cuda-check -Dcuda=enabled >/dev/null
+meson setup build-cuda-check -Dcuda=enabled -Dc_link_args="-Wl,-rpath-link,$stub" -Dcuda_link_args="-Xlinker=-rpath-link,$stub" >/dev/null
 ninja -C build-cuda-check
 echo "check-cuda-petsc: gpumats builds and links against PETSc 3.22 with CUDA"

@@ -168,8 +168,9 @@ PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *
   }
   for (i = 0; i < nrows; i++) hist[rowptr[i + 1] - rowptr[i]]++;
   best_bytes = SplitBytes(hist, maxlen, nrows, 0);
-  /* candidates: multiples of the pitch alignment, at most ~512 of them */
-  step = CIHYBRID_PITCH_ALIGN;
+  /* candidates: every width for short rows, else multiples of the pitch alignment, at most ~512 of them */
+  step = 1;
+  if (maxlen > 512) step = CIHYBRID_PITCH_ALIGN;
   while (maxlen / step > 512) step *= 2;
   for (w = step; w <= maxlen + step - 1; w += step) {
     double b = SplitBytes(hist, maxlen, nrows, w);

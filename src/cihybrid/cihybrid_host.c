@@ -10,12 +10,12 @@ void CIHybridMultHost(const CIHybridFormat *fmt, const PetscScalar *x, const Pet
   for (i = 0; i < fmt->nrows; i++) {
     const int32_t     *ecol = fmt->ell_col + (size_t)i * fmt->pitch;
     const PetscScalar *eval = fmt->ell_val + (size_t)i * fmt->pitch;
-    PetscScalar        sum  = 0;
+    PetscScalar        sum  = y0 ? y0[i] : 0;
 
-    /* same summation order as AIJ: ELL prefix, then the remainder */
+    /* same summation order as AIJ (which starts from y0): ELL prefix, then the remainder */
     for (p = 0; p < fmt->ell_len[i]; p++) sum += eval[p] * x[ecol[p]];
     for (p = fmt->csr_start[i]; p < fmt->csr_start[i + 1]; p++) sum += fmt->csr_val[p] * x[fmt->csr_col[p]];
-    y[i] = y0 ? y0[i] + sum : sum;
+    y[i] = sum;
   }
 }
 

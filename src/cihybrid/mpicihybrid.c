@@ -121,11 +121,14 @@ static PetscErrorCode MatView_MPIAIJCIHybrid(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "CIHYBRID blocks:\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscCall(MPICIHybridViewBlock(Ad, "diagonal", viewer));
   PetscCall(MPICIHybridViewBlock(Ao, "off-diagonal", viewer));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -232,6 +235,11 @@ static PetscErrorCode MPICIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_MPIAIJCIHybrid : NULL));
+  /* A * dense B: both blocks through the cihybrid SpMM (mpicihybrid_product.c) */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpiaijcihybrid_mpidense_C", set ? MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense : NULL));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpiaijcihybrid_mpidensecuda_C", set ? MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense : NULL));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
