@@ -6,6 +6,10 @@
 #pragma once
 #include <petscsys.h>
 
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
 typedef struct {
   PetscInt      n;            /* rows = columns */
   double        ref_fraction; /* width of the reference block, e.g. 0.10 */
@@ -19,3 +23,7 @@ typedef struct {
 PetscInt CISyntheticMaxRowLength(const CISyntheticSpec *spec);
 /* Row i, columns sorted ascending, diagonal included; cols/vals hold CISyntheticMaxRowLength entries. */
 void     CISyntheticRow(const CISyntheticSpec *spec, PetscInt i, PetscInt *nz, PetscInt *cols, PetscScalar *vals);
+
+#if defined(__cplusplus)
+}
+#endif

@@ -2,6 +2,10 @@
 #pragma once
 #include "../../src/cihybrid/cihybrid_format.h"
 
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
 typedef enum {
   CIHYBRID_KERNEL_PAPER = 0, /* transcription of the paper's warp-per-row kernel */
   CIHYBRID_KERNEL_TUNED = 1  /* ours: see cihybrid_spmv.cu */
@@ -19,3 +23,7 @@ PetscErrorCode CIHybridDeviceBytes(CIHybridDevice dev, size_t *bytes);
 PetscErrorCode CIHybridDeviceMult(CIHybridDevice dev, CIHybridKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 /* y = A^T x (+ y0) */
 PetscErrorCode CIHybridDeviceMultTranspose(CIHybridDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+#if defined(__cplusplus)
+}
+#endif

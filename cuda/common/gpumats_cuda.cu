@@ -10,6 +10,7 @@
   #include <petscdevice_cuda.h>
 #endif
 #include <cuda_runtime.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 extern "C" {
@@ -96,13 +97,28 @@ static PetscErrorCode GpuMatsCUDASelectDevice(int ndevices)
   PetscFunctionReturn(0);
 }
 #else
-/* PETSc's rule: node-local rank modulo the number of devices, unless -gpumats_device is given.
-   The split is collective on PETSC_COMM_WORLD, so the first probe must be too. */
+/* Node-local rank: from the launcher's environment, because the first probe
+   happens inside a product that need not be collective (a matrix on
+   PETSC_COMM_SELF), so MPI_Comm_split_type could hang. Falls back to the
+   global rank. */
+static int GpuMatsCUDALocalRank(void)
+{
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
+  PetscMPIInt rank = 0;
+
+  for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) return atoi(v);
+  }
+  if (MPI_Comm_rank(PETSC_COMM_WORLD, &rank) != MPI_SUCCESS) rank = 0;
+  return (int)rank;
+}
+
+/* PETSc's rule: node-local rank modulo the number of devices, unless -gpumats_device is given. */
 static PetscErrorCode GpuMatsCUDAChooseDevice(int ndevices, int *device)
 {
-  PetscInt    id = -1;
-  PetscBool   set;
-  PetscMPIInt size, local_rank = 0;
+  PetscInt  id = -1;
+  PetscBool set;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpumats_device", &id, &set));
@@ -111,15 +127,7 @@ static PetscErrorCode GpuMatsCUDAChooseDevice(int ndevices, int *device)
     *device = (int)id;
     PetscFunctionReturn(0);
   }
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  if (size > 1) {
-    MPI_Comm node;
-
-    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_rank(node, &local_rank));
-    PetscCallMPI(MPI_Comm_free(&node));
-  }
-  *device = local_rank % ndevices;
+  *device = GpuMatsCUDALocalRank() % ndevices;
   PetscFunctionReturn(0);
 }
 

@@ -141,6 +141,11 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_SeqAIJCIHybrid : NULL));
+  /* A * dense B: one SpMM (cihybrid_product.c); sparse products keep AIJ's ops->productsetfromoptions */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijcihybrid_seqdense_C", set ? MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense : NULL));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijcihybrid_seqdensecuda_C", set ? MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense : NULL));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -214,6 +219,7 @@ PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat B)
 PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
+  PetscCheck(m >= 0 && n >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateSeqAIJCIHybrid: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, n, m, n));
   PetscCall(MatSetType(*A, MATSEQAIJCIHYBRID));

@@ -21,6 +21,10 @@
 #include <petscsys.h>
 #include <stdint.h>
 
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
 #define CIHYBRID_PITCH_ALIGN 8
 
 typedef enum {
@@ -61,3 +65,7 @@ double         CIHybridBytesPerMult(const CIHybridFormat *fmt);
 /* host kernels on the format: y = A x (+ y0),  y = A^T x (+ y0); y0 may be NULL or alias y */
 void CIHybridMultHost(const CIHybridFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 void CIHybridMultTransposeHost(const CIHybridFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+#if defined(__cplusplus)
+}
+#endif

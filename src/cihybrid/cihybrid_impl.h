@@ -39,3 +39,13 @@ PETSC_INTERN PetscErrorCode MatMultTranspose_SeqAIJCIHybrid(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeAdd_SeqAIJCIHybrid(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
+
+/* products with a dense B (cihybrid_product.c, mpicihybrid_product.c, cihybrid_host_spmm.c) */
+PETSC_INTERN PetscErrorCode MatCIHybridSpMM_SeqAIJCIHybrid(Mat, Mat, Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatCIHybridDenseIsCUDA(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatCIHybridProductSetUpDense(Mat, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatCIHybridProductSetFromOptions_Parent(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense(Mat);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense(Mat);
+/* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
+PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

@@ -1,6 +1,8 @@
 /* MATSEQAIJCIHYBRID: bringing the shadow up to date, and the multiplies. */
 #include "cihybrid/cihybrid_impl.h"
 
+#define CIHYBRID_INT32_MAX 2147483647
+
 static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CIHybridFormat *fmt)
 {
   PetscFunctionBegin;
@@ -8,9 +10,8 @@ static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CI
   case CIHYBRID_OK:
     break;
   case CIHYBRID_ERR_INDEX_OVERFLOW:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP,
-            "cihybrid: %" PetscInt_FMT " rows x ELLPACK pitch %" PetscInt_FMT " = %" PetscInt64_FMT " slots, or %" PetscInt64_FMT " CSR-region nonzeros, do not fit the 32-bit device indices (at most 2147483647); use a smaller -mat_cihybrid_boundary (now %" PetscInt_FMT ", longest row %" PetscInt64_FMT ")",
-            fmt->nrows, fmt->pitch, (PetscInt64)fmt->nrows * fmt->pitch, fmt->nnz_csr, fmt->boundary, fmt->max_row_len);
+    PetscCheck((PetscInt64)fmt->nrows * fmt->pitch <= CIHYBRID_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cihybrid: the ELLPACK block of %" PetscInt_FMT " rows x pitch %" PetscInt_FMT " = %" PetscInt64_FMT " slots does not fit the 32-bit device indices (at most 2147483647); use a smaller -mat_cihybrid_boundary (now %" PetscInt_FMT ", longest row %" PetscInt64_FMT ")", fmt->nrows, fmt->pitch, (PetscInt64)fmt->nrows * fmt->pitch, fmt->boundary, fmt->max_row_len);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "cihybrid: a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt64_FMT " nonzeros does not fit the 32-bit device indices (at most 2147483647 rows, columns and CSR-region nonzeros per process): use more MPI processes", A->rmap->n, A->cmap->n, fmt->nnz);
   case CIHYBRID_ERR_MEMORY:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "cihybrid: out of host memory building the format of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix (%" PetscInt64_FMT " nonzeros, ELLPACK %" PetscInt_FMT " x %" PetscInt_FMT ")", A->rmap->n, A->cmap->n, fmt->nnz, fmt->nrows, fmt->pitch);
   case CIHYBRID_ERR_ARGUMENT:
