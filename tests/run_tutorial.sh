@@ -2,18 +2,21 @@
 # Runs a PETSc/SLEPc program twice, once on MATAIJ and once on a gpumats
 # type, and compares what the two print.
 #
-#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] PROGRAM LIBRARY [ARGS...]
+#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] PROGRAM LIBRARY [ARGS...]
 #
-#   -n RANKS      run under mpiexec with RANKS processes (default 1: no mpiexec)
-#   -mpiexec PATH the MPI launcher (default: $MPIEXEC, else mpiexec on PATH)
-#   -type TYPE    the type to compare with aij (default cihybrid)
-#   PROGRAM       the program; exit 77 (meson's "skipped") when it is absent
-#   LIBRARY       the plugin given to -dll_append, or 'none' to load nothing
-#                 (to try the script on PETSc's own types, e.g. -type aijsell)
-#   ARGS          further options given to both runs
+#   -n RANKS        run under mpiexec with RANKS processes (default 1: no mpiexec)
+#   -mpiexec PATH   the MPI launcher (default: $MPIEXEC, else mpiexec on PATH)
+#   -type TYPE      the type to compare with aij (default cihybrid)
+#   -typeopts OPTS  options for the TYPE run only, one argument split on blanks
+#                   (e.g. "-mat_cihybrid_boundary 2"; given to the aij run too,
+#                   a debug PETSc would warn there only that it was not used)
+#   PROGRAM         the program; exit 77 (meson's "skipped") when it is absent
+#   LIBRARY         the plugin given to -dll_append, or 'none' to load nothing
+#                   (to try the script on PETSc's own types, e.g. -type aijsell)
+#   ARGS            further options given to both runs
 #
 # The runs are  PROGRAM ARGS -mat_type aij  and
-#               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE;
+#               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE OPTS;
 # their standard outputs must agree line by line.  Exit 0 when they do,
 # 1 (with the diff, or the failing run's output) otherwise.
 #
@@ -23,25 +26,29 @@
 #    "type: seqaij" for one run and "type: seqaijcihybrid" for the other
 #    (mpiaij / mpiaijcihybrid in parallel), so seqaijTYPE, mpiaijTYPE (and
 #    seqTYPE, mpiTYPE for a type not derived from AIJ) read as seqaij, mpiaij;
-#  - the lines a format's viewer adds to that ascii_info output (its own
-#    statistics: regions, padding, bytes on the device): they name the
-#    format, so after the renaming above the lines that still contain the
-#    type's name are dropped.  AIJ's output never contains it.
+#  - the section a format's viewer adds to that ascii_info output (its own
+#    statistics: regions, padding, bytes on the device): it begins with a
+#    line that names the format ("CIHYBRID: split entries, ...") followed by
+#    lines indented deeper than that one.  After the renaming above, a line
+#    that still contains the type's name is dropped together with the deeper
+#    indented lines right after it.  AIJ's output never names the type.
 set -u
 
 usage() {
-  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] PROGRAM LIBRARY [ARGS...]" >&2
+  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] PROGRAM LIBRARY [ARGS...]" >&2
   exit 2
 }
 
 ranks=1
 launcher=${MPIEXEC:-mpiexec}
 type=cihybrid
+typeopts=
 while [ $# -gt 0 ]; do
   case $1 in
     -n) [ $# -ge 2 ] || usage; ranks=$2; shift 2 ;;
     -mpiexec) [ $# -ge 2 ] || usage; launcher=$2; shift 2 ;;
     -type) [ $# -ge 2 ] || usage; type=$2; shift 2 ;;
+    -typeopts) [ $# -ge 2 ] || usage; typeopts=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
   esac
@@ -100,13 +107,20 @@ run() {
   fi
 }
 run aij "$@" -mat_type aij
-# $load is empty or "-dll_append LIBRARY": split on purpose (a path with blanks is not supported)
+# $load is empty or "-dll_append LIBRARY", $typeopts a list of options: split on purpose
+# (a library path with blanks is not supported)
 # shellcheck disable=SC2086
-run "$type" "$@" $load -mat_type "$type"
+run "$type" "$@" $load -mat_type "$type" $typeopts
 
 suffix=${type#aij} # the part after aij in seqaijTYPE-like names: cihybrid, or sell for aijsell
 normalise() {
-  sed -E "s/\\b(seq|mpi)(aij)?${suffix}\\b/\\1aij/g" "$1" | grep -v -i -- "$suffix"
+  sed -E "s/\\b(seq|mpi)(aij)?${suffix}\\b/\\1aij/g" "$1" | awk -v name="$suffix" '
+    BEGIN { section = -1 }
+    { match($0, /^ */); indent = RLENGTH }
+    section >= 0 && indent > section { next }             # inside a dropped section
+    { section = -1 }
+    index(tolower($0), tolower(name)) { section = indent; next } # a section that names the type
+    { print }'
 }
 normalise "$work/aij.out" >"$work/aij.cmp"
 normalise "$work/$type.out" >"$work/$type.cmp"

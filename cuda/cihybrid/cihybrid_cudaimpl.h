@@ -23,15 +23,16 @@ struct _n_CIHybridDevice {
 /* Variants of CIHYBRID_KERNEL_TUNED, timed against each other by
    examples/bench_cihybrid; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs. */
 typedef enum {
-  CIHYBRID_TUNED_VEC2 = 0,         /* 2-entry chunks (int2 + double2), L1::no_allocate, 2 chunks in flight per lane */
-  CIHYBRID_TUNED_VEC2_DEEP,        /* as VEC2 with 4 chunks in flight per lane */
-  CIHYBRID_TUNED_VEC4,             /* 4-entry chunks (int4 + 2 double2), L1::no_allocate */
-  CIHYBRID_TUNED_VEC2_EVICT_FIRST, /* as VEC2 with ld.global.cs (__ldcs) */
-  CIHYBRID_TUNED_VEC2_CACHED,      /* as VEC2 with ld.global.nc (__ldg) */
-  CIHYBRID_TUNED_SCALAR,           /* 1-entry chunks, L1::no_allocate, 4 in flight per lane */
+  CIHYBRID_TUNED_SCALAR = 0,         /* 1-entry chunks, L1::no_allocate, 4 chunks loaded per lane per step */
+  CIHYBRID_TUNED_SCALAR_DEEP,        /* as SCALAR with 8 chunks per step */
+  CIHYBRID_TUNED_SCALAR_PIPELINED,   /* as SCALAR, the next step's loads issued before this step's x gathers */
+  CIHYBRID_TUNED_SCALAR_EVICT_FIRST, /* as SCALAR with ld.global.cs (__ldcs) */
+  CIHYBRID_TUNED_SCALAR_CACHED,      /* as SCALAR with ld.global.nc (__ldg) */
+  CIHYBRID_TUNED_VEC2,               /* 2-entry chunks (int2 + double2), 2 per step */
+  CIHYBRID_TUNED_VEC4,               /* 4-entry chunks (int4 + 2 double2), 1 per step */
   CIHYBRID_TUNED_NUM_VARIANTS
 } CIHybridTunedVariant;
-#define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_VEC2
+#define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_SCALAR
 
 extern const char *const CIHybridTunedVariantNames[];
 

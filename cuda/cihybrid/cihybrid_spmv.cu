@@ -6,14 +6,19 @@
 
    PAPER is the warp-per-row kernel of Mahmoud, Hoffmann and Reza (2018).
 
-   TUNED reads both runs as one stream of aligned "chunks" of VEC entries
-   (one vector load for the columns, one or two for the values), so a group
-   of LANES lanes per row keeps all its lanes busy across the ELL/remainder
-   seam, and the ragged ends of each run are handled by masking entries by
-   their position in the run rather than by scalar head/tail loops.  Each lane
-   issues UNROLL chunks' loads before using any of them (memory-level
-   parallelism), matrix data is loaded with a streaming cache policy so x
-   keeps L1, and x is read through the read-only path. */
+   TUNED reads both runs of a row as one stream of aligned "chunks" of VEC
+   entries, so a group of LANES lanes per row (4..32, from the average row
+   length) stays busy across the ELL/remainder seam, reads only the s_i real
+   ELL entries (ell_len) and no padding, and handles the ragged ends of each
+   run by masking entries by their position in the run instead of scalar
+   head/tail loops.  Each lane issues UNROLL chunks' loads before using any
+   (memory-level parallelism), matrix data is loaded with a streaming cache
+   policy so that x keeps L1, and x goes through the read-only path.
+   The default is VEC = 1: vector loads (VEC 2, 4) cut instructions but not
+   L1 wavefronts (128-byte lines a warp touches), and they spread each x
+   gather instruction over VEC times as many lines of x, which on the
+   paper's dense reference block makes the L1, not DRAM, the limit.
+   bench_cihybrid times all variants. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -26,7 +31,7 @@ extern "C" {
   #error "The CIHYBRID CUDA kernels are written for real double-precision PetscScalar"
 #endif
 
-#define CIHYBRID_BLOCK_SIZE 256
+#define CIHYBRID_BLOCK_SIZE 128 /* fine-grained: less lost to register-limited occupancy and to the last wave */
 #define CIHYBRID_FULL_WARP  0xffffffffu
 
 /* What the kernels read of the device copy, passed by value. */
@@ -185,39 +190,59 @@ __device__ __forceinline__ CIHybridRowChunks CIHybridRowChunksOf(const CIHybridA
   return r;
 }
 
-/* LANES lanes per row; each lane takes chunks lane, lane + LANES, ..., UNROLL at a time. */
-template <int VEC, int UNROLL, CIHybridLoad L, int LANES>
+template <int VEC, CIHybridLoad L>
+__device__ __forceinline__ CIHybridChunk<VEC> LoadRowChunk(const CIHybridArrays &A, const CIHybridRowChunks &r, int t)
+{
+  const bool     ell = t < r.nA; /* select, not branch: one load instruction per array */
+  const int32_t *col = ell ? A.ell_col : A.csr_col;
+  const double  *val = ell ? A.ell_val : A.csr_val;
+  const int      q   = ell ? r.qA + t : r.qB + t - r.nA;
+
+  if (t < r.nchunks) return LoadChunk<VEC, L>(col, val, q);
+  return CIHybridChunk<VEC>{};
+}
+
+/* acc + the chunk's entries that lie inside their run (none when t is past the row) */
+template <int VEC>
+__device__ __forceinline__ double AccumulateRowChunk(const CIHybridRowChunks &r, int t, const CIHybridChunk<VEC> &ch, const double *__restrict__ x, double acc)
+{
+  int first, len; /* position in its run of the chunk's first entry, and the run's length */
+
+  if (t < r.nA) first = t * VEC, len = r.lenA;
+  else first = (t - r.nA) * VEC - r.headB, len = t < r.nchunks ? r.lenB : 0;
+#pragma unroll
+  for (int e = 0; e < VEC; e++)
+    if ((unsigned)(first + e) < (unsigned)len) acc = fma(ch.val[e], __ldg(x + ch.col[e]), acc);
+  return acc;
+}
+
+/* LANES lanes per row; each lane takes chunks lane, lane + LANES, ..., UNROLL at a time.
+   PIPELINE: the loads of the next UNROLL chunks are issued before the x
+   gathers of the current ones, so the matrix stream never waits for x. */
+template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, int LANES>
 __global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_Tuned(CIHybridArrays A, const double *__restrict__ x, const double *y0, double *y)
 {
-  const int         lane = threadIdx.x % LANES;
-  const long long   row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
-  CIHybridRowChunks r    = {};
-  double            acc[UNROLL];
+  constexpr int      STEP = UNROLL * LANES;
+  const int          lane = threadIdx.x % LANES;
+  const long long    row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
+  CIHybridRowChunks  r    = {};
+  CIHybridChunk<VEC> ch[UNROLL], next[UNROLL];
+  double             acc[UNROLL];
 
   for (int u = 0; u < UNROLL; u++) acc[u] = 0.0;
   if (row < A.nrows) r = CIHybridRowChunksOf<VEC>(A, row); /* rows past the end keep nchunks = 0 but join the shuffles */
-  for (int t0 = lane; t0 < r.nchunks; t0 += UNROLL * LANES) {
-    CIHybridChunk<VEC> ch[UNROLL];
-
+  if constexpr (PIPELINE)
+    for (int u = 0; u < UNROLL; u++) next[u] = LoadRowChunk<VEC, L>(A, r, lane + u * LANES);
+  for (int t0 = lane; t0 < r.nchunks; t0 += STEP) {
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
-      const int t = t0 + u * LANES;
-
-      if (t < r.nA) ch[u] = LoadChunk<VEC, L>(A.ell_col, A.ell_val, r.qA + t);
-      else if (t < r.nchunks) ch[u] = LoadChunk<VEC, L>(A.csr_col, A.csr_val, r.qB + t - r.nA);
-      else ch[u] = CIHybridChunk<VEC>{};
+      if constexpr (PIPELINE) {
+        ch[u]   = next[u];
+        next[u] = LoadRowChunk<VEC, L>(A, r, t0 + STEP + u * LANES);
+      } else ch[u] = LoadRowChunk<VEC, L>(A, r, t0 + u * LANES);
     }
 #pragma unroll
-    for (int u = 0; u < UNROLL; u++) {
-      const int t = t0 + u * LANES;
-      int       first, len; /* position in its run of the chunk's first entry, and the run's length */
-
-      if (t < r.nA) first = t * VEC, len = r.lenA;
-      else first = (t - r.nA) * VEC - r.headB, len = t < r.nchunks ? r.lenB : 0;
-#pragma unroll
-      for (int e = 0; e < VEC; e++)
-        if ((unsigned)(first + e) < (unsigned)len) acc[u] = fma(ch[u].val[e], __ldg(x + ch[u].col[e]), acc[u]);
-    }
+    for (int u = 0; u < UNROLL; u++) acc[u] = AccumulateRowChunk<VEC>(r, t0 + u * LANES, ch[u], x, acc[u]);
   }
   double sum = acc[0];
   for (int u = 1; u < UNROLL; u++) sum += acc[u];
@@ -227,7 +252,7 @@ __global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_T
 
 typedef PetscErrorCode (*CIHybridTunedLauncher)(const CIHybridArrays &, int, cudaStream_t, const double *, const double *, double *);
 
-template <int VEC, int UNROLL, CIHybridLoad L>
+template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE>
 static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cudaStream_t stream, const double *x, const double *y0, double *y)
 {
   const unsigned grid = CIHybridGridSize(A.nrows, lanes);
@@ -235,16 +260,16 @@ static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cu
   PetscFunctionBegin;
   switch (lanes) {
   case 4:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 8:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 16:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 32:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%d lanes per row: give 4, 8, 16 or 32", lanes);
@@ -257,14 +282,15 @@ static const struct {
   int                   vec, unroll;
   CIHybridTunedLauncher launch;
 } CIHybridTuned[] = {
-  {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE>}, /* CIHYBRID_TUNED_VEC2 */
-  {2, 4, CIHybridLaunchTuned<2, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE>}, /* CIHYBRID_TUNED_VEC2_DEEP */
-  {4, 1, CIHybridLaunchTuned<4, 1, CIHYBRID_LOAD_L1_NO_ALLOCATE>}, /* CIHYBRID_TUNED_VEC4 */
-  {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_EVICT_FIRST>},    /* CIHYBRID_TUNED_VEC2_EVICT_FIRST */
-  {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_CACHED>},         /* CIHYBRID_TUNED_VEC2_CACHED */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE>}, /* CIHYBRID_TUNED_SCALAR */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_SCALAR */
+  {1, 8, CIHybridLaunchTuned<1, 8, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_SCALAR_DEEP */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, true>},  /* CIHYBRID_TUNED_SCALAR_PIPELINED */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_EVICT_FIRST, false>},    /* CIHYBRID_TUNED_SCALAR_EVICT_FIRST */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_CACHED, false>},         /* CIHYBRID_TUNED_SCALAR_CACHED */
+  {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC2 */
+  {4, 1, CIHybridLaunchTuned<4, 1, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC4 */
 };
-const char *const CIHybridTunedVariantNames[] = {"vec2", "vec2_deep", "vec4", "vec2_evict_first", "vec2_cached", "scalar"};
+const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "scalar_evict_first", "scalar_cached", "vec2", "vec4"};
 static_assert(sizeof(CIHybridTuned) / sizeof(CIHybridTuned[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one launcher per variant");
 static_assert(sizeof(CIHybridTunedVariantNames) / sizeof(CIHybridTunedVariantNames[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one name per variant");
 

@@ -5,6 +5,10 @@
 #pragma once
 #include <petscsys.h>
 
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
 /* Is a usable device present?  Selects it (node-local rank modulo device
    count, or -gpumats_device <id>) on first call.  Never an error when no
    device or driver is found: *avail = PETSC_FALSE and 'why' says why. */
@@ -41,3 +45,7 @@ PetscErrorCode GpuMatsStageFree(GpuMatsStage *stage);
 /* Turns a cudaError_t (passed as int) into a PETSc error. */
 PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line);
 #define GpuMatsCallCUDA(call) PetscCall(GpuMatsCUDACheck((int)(call), #call, PETSC_FUNCTION_NAME, __FILE__, __LINE__))
+
+#if defined(__cplusplus)
+}
+#endif

@@ -1,0 +1,842 @@
+static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (and PETSc's MATSEQAIJCUSPARSE) on a paper-like CI matrix.\n\
+  -n <32768>                   rows = columns of the synthetic matrix (also try 131072)\n\
+  -ref_fraction <0.1> -ref_density <0.2> -density <0.01> -seed <2018>   the matrix (ci_synthetic.h)\n\
+  -boundary <auto|int>         CIHYBRID boundary (auto: CIHybridChooseBoundary; with -split columns the reference block edge)\n\
+  -split <entries|columns>     boundary counts a row's entries or is a column index\n\
+  -warmup <20> -reps <200>     untimed and timed single SpMVs per kernel (median and min reported)\n\
+  -lanes_per_row <0>           force 4, 8, 16 or 32 lanes per row in the tuned kernels (0: auto)\n\
+  -bw_gib <4>                  size of the bandwidth-test array\n\
+  -sweep                       also time paper and tuned kernels for boundaries 0, step, 2 step, ..., max\n\
+  -sweep_step <32> -sweep_reps <50>\n\
+  -check_shapes <true>         first check every kernel on small edge-case matrices\n\
+  -csv <path>                  also write every result as CSV\n";
+
+/* Effective GB/s counts the same minimal CSR traffic for every kernel,
+     nnz*(8+4) + (nrows+1)*4 + 8*ncols + 8*nrows bytes,
+   so GB/s is proportional to speed.  Errors are componentwise, relative to
+   (|A||x| + |y0|)_i, the scale of a dot product's rounding error; a kernel
+   whose error exceeds 1e-12 fails the run (nonzero exit status).  Each timed
+   SpMV is bracketed by CUDA events and preceded by a short spin kernel so the
+   launch is queued before the start event fires. */
+#include <petscsys.h>
+#include <petscmat.h>
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <math.h>
+#include <string.h>
+extern "C" {
+#include "ci_synthetic.h"
+#include "cuda/common/gpumats_cuda.h"
+#include "cuda/cihybrid/cihybrid_cudaimpl.h"
+}
+
+#define BENCH_TOLERANCE 1e-12
+#define BENCH_SPIN_NS   200000ULL /* longer than the host needs to queue one SpMV */
+
+#define BenchCallCUSPARSE(call) \
+  do { \
+    const cusparseStatus_t st_ = (call); \
+    PetscCheck(st_ == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSPARSE error %d (%s) in %s", (int)st_, cusparseGetErrorString(st_), #call); \
+  } while (0)
+#define BenchCheckBuild(st) PetscCheck((st) == CIHYBRID_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridBuildFromCSR failed: %s", CIHybridStatusString(st))
+
+/* ------------------------------------------------------------------------ */
+/* host CSR matrices and reference products */
+typedef struct {
+  PetscInt     nrows, ncols;
+  PetscInt    *rowptr, *colidx;
+  PetscScalar *vals;
+} BenchCSR;
+
+static PetscErrorCode BenchCSRFree(BenchCSR *A)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(A->rowptr));
+  PetscCall(PetscFree(A->colidx));
+  PetscCall(PetscFree(A->vals));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchCSRFromSynthetic(const CISyntheticSpec *spec, BenchCSR *A)
+{
+  const PetscInt maxrow   = CISyntheticMaxRowLength(spec);
+  const double   ref_cols = floor(spec->ref_fraction * spec->n + 0.5);
+  const double   expected = 1.0 + ref_cols * spec->ref_density + (spec->n - ref_cols) * spec->density;
+  size_t         capacity = (size_t)(1.02 * expected * spec->n) + (size_t)maxrow;
+
+  PetscFunctionBegin;
+  A->nrows = A->ncols = spec->n;
+  PetscCall(PetscMalloc1(spec->n + 1, &A->rowptr));
+  PetscCall(PetscMalloc1(capacity, &A->colidx));
+  PetscCall(PetscMalloc1(capacity, &A->vals));
+  A->rowptr[0] = 0;
+  for (PetscInt i = 0; i < spec->n; i++) {
+    PetscInt nz;
+
+    if ((size_t)A->rowptr[i] + (size_t)maxrow > capacity) {
+      capacity = capacity / 4 * 5 + (size_t)maxrow;
+      PetscCall(PetscRealloc(capacity * sizeof(PetscInt), &A->colidx));
+      PetscCall(PetscRealloc(capacity * sizeof(PetscScalar), &A->vals));
+    }
+    CISyntheticRow(spec, i, &nz, A->colidx + A->rowptr[i], A->vals + A->rowptr[i]);
+    PetscCheck((PetscInt64)A->rowptr[i] + nz <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "More than %" PetscInt_FMT " nonzeros by row %" PetscInt_FMT ": use a smaller -n", PETSC_MAX_INT, i);
+    A->rowptr[i + 1] = A->rowptr[i] + nz;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Small random matrices for the edge-case checks: every 5th row empty, the
+   others of random length in [0, maxlen], columns a sorted random subset. */
+static unsigned long long BenchRandom(unsigned long long *state)
+{
+  unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+  z                    = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z                    = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static double BenchUniform(unsigned long long *state) /* [-1, 1) */
+{
+  return (double)(BenchRandom(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static PetscErrorCode BenchCSRRandom(PetscInt nrows, PetscInt ncols, PetscInt maxlen, unsigned long long seed, BenchCSR *A)
+{
+  unsigned long long state = seed;
+  PetscInt           nnz   = 0;
+
+  PetscFunctionBegin;
+  if (maxlen > ncols) maxlen = ncols;
+  A->nrows = nrows;
+  A->ncols = ncols;
+  PetscCall(PetscMalloc1(nrows + 1, &A->rowptr));
+  PetscCall(PetscMalloc1((size_t)nrows * maxlen + 1, &A->colidx));
+  PetscCall(PetscMalloc1((size_t)nrows * maxlen + 1, &A->vals));
+  A->rowptr[0] = 0;
+  for (PetscInt i = 0; i < nrows; i++) {
+    PetscInt want = i % 5 == 4 ? 0 : (PetscInt)(BenchRandom(&state) % (unsigned long long)(maxlen + 1));
+
+    for (PetscInt j = 0; j < ncols && want > 0; j++) /* selection sampling: keeps j with probability want/(ncols-j) */
+      if (BenchRandom(&state) % (unsigned long long)(ncols - j) < (unsigned long long)want) {
+        A->colidx[nnz] = j;
+        A->vals[nnz++] = BenchUniform(&state);
+        want--;
+      }
+    A->rowptr[i + 1] = nnz;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ y0) and absy = |A||x| (+ |y0|) */
+static void BenchCSRMult(const BenchCSR *A, const double *x, const double *y0, double *y, double *absy)
+{
+  for (PetscInt i = 0; i < A->nrows; i++) {
+    double s = y0 ? y0[i] : 0.0, a = y0 ? fabs(y0[i]) : 0.0;
+
+    for (PetscInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      s += A->vals[k] * x[A->colidx[k]];
+      a += fabs(A->vals[k] * x[A->colidx[k]]);
+    }
+    y[i]    = s;
+    absy[i] = a;
+  }
+}
+
+/* y = A^T x (+ y0) and absy = |A^T||x| (+ |y0|) */
+static void BenchCSRMultTranspose(const BenchCSR *A, const double *x, const double *y0, double *y, double *absy)
+{
+  for (PetscInt j = 0; j < A->ncols; j++) {
+    y[j]    = y0 ? y0[j] : 0.0;
+    absy[j] = y0 ? fabs(y0[j]) : 0.0;
+  }
+  for (PetscInt i = 0; i < A->nrows; i++)
+    for (PetscInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      y[A->colidx[k]] += A->vals[k] * x[i];
+      absy[A->colidx[k]] += fabs(A->vals[k] * x[i]);
+    }
+}
+
+static double BenchMaxRelError(PetscInt n, const double *y, const double *ref, const double *absref)
+{
+  double worst = 0.0;
+
+  for (PetscInt i = 0; i < n; i++) {
+    const double diff = fabs(y[i] - ref[i]);
+    double       rel  = absref[i] > 0 ? diff / absref[i] : (diff > 0 ? INFINITY : 0.0);
+
+    if (isnan(rel)) rel = INFINITY; /* NaN: an entry the kernel never wrote, or a padding slot it did not skip */
+    if (rel > worst) worst = rel;
+  }
+  return worst;
+}
+
+static void BenchFillX(PetscInt n, double *x)
+{
+  for (PetscInt j = 0; j < n; j++) x[j] = (double)(((unsigned long long)j * 2654435761ULL) % 2001ULL) / 1000.0 - 1.0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* device helpers */
+__global__ void BenchSpin(unsigned long long ns)
+{
+  unsigned long long start, now;
+
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
+__global__ void BenchFillArray(double2 *a, size_t n2)
+{
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += (size_t)gridDim.x * blockDim.x) a[i] = make_double2((double)(i & 1023), 1.0);
+}
+
+/* Sums a large array: 4 independent 16-byte loads in flight per thread. */
+__global__ void BenchReadArray(const double2 *__restrict__ a, size_t n2, double *result)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t       i      = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  double       s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+
+  for (; i + 3 * stride < n2; i += 4 * stride) {
+    const double2 v0 = a[i], v1 = a[i + stride], v2 = a[i + 2 * stride], v3 = a[i + 3 * stride];
+    s0 += v0.x + v0.y;
+    s1 += v1.x + v1.y;
+    s2 += v2.x + v2.y;
+    s3 += v3.x + v3.y;
+  }
+  for (; i < n2; i += stride) s0 += a[i].x + a[i].y;
+  s0 += s1 + s2 + s3;
+  for (int offset = 16; offset > 0; offset /= 2) s0 += __shfl_down_sync(0xffffffffu, s0, offset);
+  if (threadIdx.x % 32 == 0) atomicAdd(result, s0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* the kernels under test */
+typedef enum {
+  BENCH_CUSPARSE_ALG1,
+  BENCH_CUSPARSE_ALG2,
+  BENCH_PETSC_AIJCUSPARSE,
+  BENCH_PAPER,
+  BENCH_TUNED,
+  BENCH_TRANSPOSE,
+  BENCH_READ_BANDWIDTH,
+  BENCH_COPY_BANDWIDTH
+} BenchKind;
+
+typedef struct {
+  BenchKind            kind;
+  CIHybridTunedVariant variant; /* BENCH_TUNED */
+  PetscInt             lanes;   /* BENCH_TUNED: 0 auto */
+} BenchKernel;
+
+typedef struct {
+  cudaStream_t         stream;
+  cudaEvent_t          start, stop;
+  PetscInt             nrows, ncols, nnz;
+  double              *x, *y, *xt, *yt; /* device: x (ncols), y (nrows); transpose: xt (nrows), yt (ncols) */
+  CIHybridDevice       hyb;
+  PetscInt            *rowptr, *colidx; /* device CSR for cuSPARSE */
+  double              *vals;
+  cusparseHandle_t     handle;
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t vec_x, vec_y;
+  void                *spmv_buffer[2]; /* ALG1, ALG2 */
+  double              *bw_array, *bw_result;
+  size_t               bw_bytes;
+#if defined(PETSC_HAVE_CUDA)
+  Mat petsc_A;
+  Vec petsc_x, petsc_y;
+#endif
+  FILE     *csv;
+  double    read_gbs;
+  PetscBool failed;
+} Bench;
+
+static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
+{
+  const double one = 1.0, zero = 0.0;
+
+  PetscFunctionBegin;
+  switch (k->kind) {
+  case BENCH_CUSPARSE_ALG1:
+    BenchCallCUSPARSE(cusparseSpMV(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, b->spmv_buffer[0]));
+    break;
+  case BENCH_CUSPARSE_ALG2:
+    BenchCallCUSPARSE(cusparseSpMV(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, b->spmv_buffer[1]));
+    break;
+  case BENCH_PETSC_AIJCUSPARSE:
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(MatMult(b->petsc_A, b->petsc_x, b->petsc_y));
+#endif
+    break;
+  case BENCH_PAPER:
+    PetscCall(CIHybridDeviceMult(b->hyb, CIHYBRID_KERNEL_PAPER, b->x, NULL, b->y));
+    break;
+  case BENCH_TUNED:
+    PetscCall(CIHybridDeviceMultTuned(b->hyb, k->variant, k->lanes, b->x, NULL, b->y));
+    break;
+  case BENCH_TRANSPOSE:
+    PetscCall(CIHybridDeviceMultTranspose(b->hyb, b->xt, NULL, b->yt));
+    break;
+  case BENCH_READ_BANDWIDTH: {
+    int device, sms, blocks;
+
+    GpuMatsCallCUDA(cudaGetDevice(&device));
+    GpuMatsCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GpuMatsCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, BenchReadArray, 256, 0));
+    BenchReadArray<<<sms * blocks, 256, 0, b->stream>>>((const double2 *)b->bw_array, b->bw_bytes / sizeof(double2), b->bw_result);
+    GpuMatsCallCUDA(cudaGetLastError());
+  } break;
+  case BENCH_COPY_BANDWIDTH: /* half the array onto the other half */
+    GpuMatsCallCUDA(cudaMemcpyAsync(b->bw_array, (char *)b->bw_array + b->bw_bytes / 2, b->bw_bytes / 2, cudaMemcpyDeviceToDevice, b->stream));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchTime(Bench *b, const BenchKernel *k, PetscInt warmup, PetscInt reps, double *ms_median, double *ms_min)
+{
+  PetscReal *ms;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(reps, &ms));
+  for (PetscInt w = 0; w < warmup; w++) PetscCall(BenchRun(b, k));
+  for (PetscInt r = 0; r < reps; r++) {
+    float elapsed;
+
+    BenchSpin<<<1, 1, 0, b->stream>>>(BENCH_SPIN_NS);
+    GpuMatsCallCUDA(cudaGetLastError());
+    GpuMatsCallCUDA(cudaEventRecord(b->start, b->stream));
+    PetscCall(BenchRun(b, k));
+    GpuMatsCallCUDA(cudaEventRecord(b->stop, b->stream));
+    GpuMatsCallCUDA(cudaEventSynchronize(b->stop));
+    GpuMatsCallCUDA(cudaEventElapsedTime(&elapsed, b->start, b->stop));
+    ms[r] = elapsed;
+  }
+  PetscCall(PetscSortReal(reps, ms));
+  *ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+  *ms_min    = ms[0];
+  PetscCall(PetscFree(ms));
+  PetscFunctionReturn(0);
+}
+
+/* Runs k once on a poisoned y and returns its error against the reference. */
+static PetscErrorCode BenchError(Bench *b, const BenchKernel *k, const double *ref, const double *absref, double *host_y, double *err)
+{
+  const PetscBool transpose = k->kind == BENCH_TRANSPOSE ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt  n         = transpose ? b->ncols : b->nrows;
+  double         *y         = transpose ? b->yt : b->y;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAMemset(y, 0xff, (size_t)n * sizeof(double))); /* NaN wherever the kernel does not write */
+  PetscCall(BenchRun(b, k));
+  if (k->kind == BENCH_PETSC_AIJCUSPARSE) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *py;
+
+    PetscCall(VecGetArrayRead(b->petsc_y, &py));
+    PetscCall(PetscArraycpy(host_y, py, n));
+    PetscCall(VecRestoreArrayRead(b->petsc_y, &py));
+#endif
+  } else PetscCall(GpuMatsCUDACopyToHost(host_y, y, (size_t)n * sizeof(double)));
+  *err = BenchMaxRelError(n, host_y, ref, absref);
+  PetscFunctionReturn(0);
+}
+
+static const char *BenchKernelName(const BenchKernel *k)
+{
+  static char name[64];
+
+  switch (k->kind) {
+  case BENCH_CUSPARSE_ALG1:
+    return "cusparse_csr_alg1";
+  case BENCH_CUSPARSE_ALG2:
+    return "cusparse_csr_alg2";
+  case BENCH_PETSC_AIJCUSPARSE:
+    return "petsc_seqaijcusparse";
+  case BENCH_PAPER:
+    return "cihybrid_paper";
+  case BENCH_TUNED:
+    snprintf(name, sizeof(name), "cihybrid_tuned_%s%s", CIHybridTunedVariantNames[k->variant], k->variant == CIHYBRID_TUNED_DEFAULT ? "*" : "");
+    return name;
+  case BENCH_TRANSPOSE:
+    return "cihybrid_transpose";
+  case BENCH_READ_BANDWIDTH:
+    return "read_bandwidth";
+  case BENCH_COPY_BANDWIDTH:
+    return "copy_bandwidth";
+  }
+  return "?";
+}
+
+static PetscErrorCode BenchPrintHeader(const char *title)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s\n%-34s %5s %10s %10s %9s %7s %11s\n", title, "kernel", "lanes", "ms_median", "ms_min", "GB/s", "%read", "max_rel_err"));
+  PetscFunctionReturn(0);
+}
+
+/* Prints and records one line; GB/s from the median time. */
+static PetscErrorCode BenchReport(Bench *b, const char *table, const BenchKernel *k, double bytes, double ms_median, double ms_min, double err)
+{
+  PetscInt lanes = 0;
+  char     lanes_text[16] = "-", err_text[32] = "-";
+  double   gbs            = bytes / (ms_median * 1e-3) / 1e9;
+
+  PetscFunctionBegin;
+  if (k->kind == BENCH_TUNED) {
+    lanes = k->lanes;
+    if (!lanes) PetscCall(CIHybridDeviceTunedLanesPerRow(b->hyb, k->variant, &lanes));
+    snprintf(lanes_text, sizeof(lanes_text), "%d", (int)lanes);
+  } else if (k->kind == BENCH_PAPER || k->kind == BENCH_TRANSPOSE) snprintf(lanes_text, sizeof(lanes_text), "32");
+  if (err >= 0) snprintf(err_text, sizeof(err_text), "%.2e", err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-34s %5s %10.4f %10.4f %9.1f %7.1f %11s%s\n", BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text,
+                        err > BENCH_TOLERANCE ? "  FAILED" : ""));
+  if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%s\n", table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text));
+  if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+static PetscErrorCode BenchMeasureBandwidth(Bench *b, double gib, PetscInt reps)
+{
+  size_t      free_bytes, total_bytes;
+  double      read_ms, copy_ms, min_ms;
+  BenchKernel read = {BENCH_READ_BANDWIDTH, CIHYBRID_TUNED_DEFAULT, 0}, copy = {BENCH_COPY_BANDWIDTH, CIHYBRID_TUNED_DEFAULT, 0};
+
+  PetscFunctionBegin;
+  GpuMatsCallCUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  b->bw_bytes = (size_t)(gib * 1073741824.0);
+  if (b->bw_bytes > free_bytes / 2) b->bw_bytes = free_bytes / 2;
+  b->bw_bytes -= b->bw_bytes % 4096;
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->bw_array, b->bw_bytes, "the bandwidth-test array"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->bw_result, sizeof(double), "the bandwidth-test sum"));
+  BenchFillArray<<<1024, 256, 0, b->stream>>>((double2 *)b->bw_array, b->bw_bytes / sizeof(double2));
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscCall(BenchTime(b, &read, 3, reps, &read_ms, &min_ms));
+  b->read_gbs = (double)b->bw_bytes / (read_ms * 1e-3) / 1e9;
+  PetscCall(BenchPrintHeader("Device bandwidth (GB/s over bytes read, or read + written)"));
+  PetscCall(BenchReport(b, "bandwidth", &read, (double)b->bw_bytes, read_ms, min_ms, -1));
+  PetscCall(BenchTime(b, &copy, 3, reps, &copy_ms, &min_ms));
+  PetscCall(BenchReport(b, "bandwidth", &copy, (double)b->bw_bytes, copy_ms, min_ms, -1));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "(array of %.2f GiB; %% column relative to the read bandwidth)\n", b->bw_bytes / 1073741824.0));
+  PetscCall(GpuMatsCUDAFree(b->bw_array));
+  PetscCall(GpuMatsCUDAFree(b->bw_result));
+  b->bw_array  = NULL;
+  b->bw_result = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchSetUpCUSPARSE(Bench *b, const BenchCSR *A)
+{
+  const cusparseIndexType_t itype = sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  const double              one = 1.0, zero = 0.0;
+  const cusparseSpMVAlg_t   algs[2] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt), "the cuSPARSE row pointers"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->colidx, (size_t)b->nnz * sizeof(PetscInt), "the cuSPARSE column indices"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->vals, (size_t)b->nnz * sizeof(double), "the cuSPARSE values"));
+  PetscCall(GpuMatsCUDACopyToDevice(b->rowptr, A->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt)));
+  PetscCall(GpuMatsCUDACopyToDevice(b->colidx, A->colidx, (size_t)b->nnz * sizeof(PetscInt)));
+  PetscCall(GpuMatsCUDACopyToDevice(b->vals, A->vals, (size_t)b->nnz * sizeof(double)));
+  BenchCallCUSPARSE(cusparseCreate(&b->handle));
+  BenchCallCUSPARSE(cusparseSetStream(b->handle, b->stream));
+  BenchCallCUSPARSE(cusparseCreateCsr(&b->mat, A->nrows, A->ncols, b->nnz, b->rowptr, b->colidx, b->vals, itype, itype, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  BenchCallCUSPARSE(cusparseCreateDnVec(&b->vec_x, A->ncols, b->x, CUDA_R_64F));
+  BenchCallCUSPARSE(cusparseCreateDnVec(&b->vec_y, A->nrows, b->y, CUDA_R_64F));
+  for (int a = 0; a < 2; a++) {
+    size_t bytes;
+
+    BenchCallCUSPARSE(cusparseSpMV_bufferSize(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, algs[a], &bytes));
+    PetscCall(GpuMatsCUDAMalloc(&b->spmv_buffer[a], bytes, "the cuSPARSE SpMV buffer"));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchDestroyCUSPARSE(Bench *b)
+{
+  PetscFunctionBegin;
+  if (b->vec_x) BenchCallCUSPARSE(cusparseDestroyDnVec(b->vec_x));
+  if (b->vec_y) BenchCallCUSPARSE(cusparseDestroyDnVec(b->vec_y));
+  if (b->mat) BenchCallCUSPARSE(cusparseDestroySpMat(b->mat));
+  if (b->handle) BenchCallCUSPARSE(cusparseDestroy(b->handle));
+  for (int a = 0; a < 2; a++) PetscCall(GpuMatsCUDAFree(b->spmv_buffer[a]));
+  PetscCall(GpuMatsCUDAFree(b->rowptr));
+  PetscCall(GpuMatsCUDAFree(b->colidx));
+  PetscCall(GpuMatsCUDAFree(b->vals));
+  PetscFunctionReturn(0);
+}
+
+#if defined(PETSC_HAVE_CUDA)
+static PetscErrorCode BenchSetUpPETSc(Bench *b, const BenchCSR *A, const double *x)
+{
+  PetscScalar *px;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &b->petsc_A));
+  PetscCall(MatSetSizes(b->petsc_A, A->nrows, A->ncols, A->nrows, A->ncols));
+  PetscCall(MatSetType(b->petsc_A, MATSEQAIJCUSPARSE));
+  PetscCall(MatSeqAIJSetPreallocationCSR(b->petsc_A, A->rowptr, A->colidx, A->vals));
+  PetscCall(MatCreateVecs(b->petsc_A, &b->petsc_x, &b->petsc_y));
+  PetscCall(VecGetArrayWrite(b->petsc_x, &px));
+  PetscCall(PetscArraycpy(px, x, A->ncols));
+  PetscCall(VecRestoreArrayWrite(b->petsc_x, &px));
+  PetscFunctionReturn(0);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Edge-case checks: every kernel, y0 absent / separate / aliasing y, the
+   transpose, a value refresh, on small matrices and many boundaries.  x sits
+   between two NaNs, so a kernel that reads x[-1] for a padding slot fails. */
+typedef struct {
+  PetscInt runs;
+  double   worst;
+} BenchCheckStats;
+
+/* which < 0: the paper kernel; else a tuned variant with 'lanes' */
+static PetscErrorCode BenchCheckMult(CIHybridDevice dev, const BenchCSR *A, int which, PetscInt lanes, const double *dx, const double *hx, const double *hy0, double *dy0, double *dy, double *work, BenchCheckStats *stats)
+{
+  const size_t ybytes = (size_t)A->nrows * sizeof(double);
+  double      *ref = work, *absref = work + A->nrows, *hy = work + 2 * A->nrows;
+
+  PetscFunctionBegin;
+  for (int mode = 0; mode < 3; mode++) { /* y0: NULL, separate, the output itself */
+    const double *y0 = mode == 0 ? NULL : mode == 1 ? dy0 : dy;
+
+    if (mode == 2) PetscCall(GpuMatsCUDACopyToDevice(dy, hy0, ybytes));
+    else PetscCall(GpuMatsCUDAMemset(dy, 0xff, ybytes));
+    if (which < 0) PetscCall(CIHybridDeviceMult(dev, CIHYBRID_KERNEL_PAPER, dx, y0, dy));
+    else PetscCall(CIHybridDeviceMultTuned(dev, (CIHybridTunedVariant)which, lanes, dx, y0, dy));
+    PetscCall(GpuMatsCUDACopyToHost(hy, dy, ybytes));
+    BenchCSRMult(A, hx, mode ? hy0 : NULL, ref, absref);
+    stats->worst = PetscMax(stats->worst, BenchMaxRelError(A->nrows, hy, ref, absref));
+    stats->runs++;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchCheckTranspose(CIHybridDevice dev, const BenchCSR *A, const double *hx, const double *hy0, double *work, BenchCheckStats *stats)
+{
+  const size_t xbytes = (size_t)A->nrows * sizeof(double), ybytes = (size_t)A->ncols * sizeof(double);
+  double      *ref = work, *absref = work + A->ncols, *hy = work + 2 * A->ncols, *dx, *dy0, *dy;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAMalloc((void **)&dx, xbytes, "check: transpose x"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&dy0, ybytes, "check: transpose y0"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&dy, ybytes, "check: transpose y"));
+  PetscCall(GpuMatsCUDACopyToDevice(dx, hx, xbytes));
+  PetscCall(GpuMatsCUDACopyToDevice(dy0, hy0, ybytes));
+  for (int mode = 0; mode < 3; mode++) {
+    const double *y0 = mode == 0 ? NULL : mode == 1 ? dy0 : dy;
+
+    if (mode == 2) PetscCall(GpuMatsCUDACopyToDevice(dy, hy0, ybytes));
+    else PetscCall(GpuMatsCUDAMemset(dy, 0xff, ybytes));
+    PetscCall(CIHybridDeviceMultTranspose(dev, dx, y0, dy));
+    PetscCall(GpuMatsCUDACopyToHost(hy, dy, ybytes));
+    BenchCSRMultTranspose(A, hx, mode ? hy0 : NULL, ref, absref);
+    stats->worst = PetscMax(stats->worst, BenchMaxRelError(A->ncols, hy, ref, absref));
+    stats->runs++;
+  }
+  PetscCall(GpuMatsCUDAFree(dx));
+  PetscCall(GpuMatsCUDAFree(dy0));
+  PetscCall(GpuMatsCUDAFree(dy));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscInt boundary, BenchCheckStats *stats)
+{
+  const PetscInt     lanes[] = {0, 4, 8, 16, 32};
+  const PetscInt     nmax    = PetscMax(A->nrows, A->ncols);
+  unsigned long long state   = 7;
+  CIHybridFormat     fmt;
+  CIHybridDevice     dev;
+  double            *hxg, *hy0, *hxt, *work, *dxg, *dy0, *dy;
+
+  PetscFunctionBegin;
+  BenchCheckBuild(CIHybridBuildFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, split, boundary, &fmt));
+  PetscCall(CIHybridDeviceCreate(&fmt, &dev));
+  PetscCall(PetscMalloc4(A->ncols + 2, &hxg, nmax, &hy0, A->nrows, &hxt, 3 * nmax, &work));
+  hxg[0] = hxg[A->ncols + 1] = NAN; /* x = hxg + 1 is fenced by NaNs */
+  for (PetscInt j = 1; j <= A->ncols; j++) hxg[j] = BenchUniform(&state);
+  for (PetscInt j = 0; j < nmax; j++) hy0[j] = BenchUniform(&state);
+  for (PetscInt i = 0; i < A->nrows; i++) hxt[i] = BenchUniform(&state);
+  PetscCall(GpuMatsCUDAMalloc((void **)&dxg, (size_t)(A->ncols + 2) * sizeof(double), "check: x"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&dy0, (size_t)A->nrows * sizeof(double), "check: y0"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&dy, (size_t)A->nrows * sizeof(double), "check: y"));
+  PetscCall(GpuMatsCUDACopyToDevice(dxg, hxg, (size_t)(A->ncols + 2) * sizeof(double)));
+  PetscCall(GpuMatsCUDACopyToDevice(dy0, hy0, (size_t)A->nrows * sizeof(double)));
+
+  PetscCall(BenchCheckMult(dev, A, -1, 32, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
+  for (int v = 0; v < CIHYBRID_TUNED_NUM_VARIANTS; v++)
+    for (size_t l = 0; l < sizeof(lanes) / sizeof(lanes[0]); l++) PetscCall(BenchCheckMult(dev, A, v, lanes[l], dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
+  PetscCall(BenchCheckTranspose(dev, A, hxt, hy0, work, stats));
+
+  /* value refresh: same structure, values scaled by -2 */
+  for (PetscInt k = 0; k < (A->nrows ? A->rowptr[A->nrows] : 0); k++) A->vals[k] *= -2.0;
+  BenchCheckBuild(CIHybridRefreshValues(A->rowptr, A->vals, &fmt));
+  PetscCall(CIHybridDeviceCopyValues(dev, &fmt));
+  PetscCall(BenchCheckMult(dev, A, -1, 32, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
+  PetscCall(BenchCheckMult(dev, A, CIHYBRID_TUNED_DEFAULT, 0, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
+  for (PetscInt k = 0; k < (A->nrows ? A->rowptr[A->nrows] : 0); k++) A->vals[k] /= -2.0;
+
+  PetscCall(GpuMatsCUDAFree(dxg));
+  PetscCall(GpuMatsCUDAFree(dy0));
+  PetscCall(GpuMatsCUDAFree(dy));
+  PetscCall(PetscFree4(hxg, hy0, hxt, work));
+  PetscCall(CIHybridDeviceDestroy(&dev));
+  CIHybridFormatFree(&fmt);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchCheckShapes(Bench *b)
+{
+  const struct {
+    PetscInt nrows, ncols, maxlen;
+  } cases[] = {
+    {0, 5, 0},      /* no rows */
+    {5, 0, 0},      /* no columns: every row empty */
+    {1, 1, 1},      /* one entry */
+    {97, 61, 61},   /* rectangular, lengths 0..61, empty rows */
+    {1000, 50, 7},  /* short rows: 4 lanes per row */
+    {300, 1000, 600} /* long rows: several passes of a warp */
+  };
+  BenchCheckStats stats = {0, 0.0};
+
+  PetscFunctionBegin;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    BenchCSR       A;
+    PetscInt       maxlen = 0;
+    const PetscInt entry_boundaries[] = {0, 1, 3, 8, 13, -1 /* max row length */, -2 /* beyond it */};
+
+    PetscCall(BenchCSRRandom(cases[c].nrows, cases[c].ncols, cases[c].maxlen, 1000 + c, &A));
+    for (PetscInt i = 0; i < A.nrows; i++) maxlen = PetscMax(maxlen, A.rowptr[i + 1] - A.rowptr[i]);
+    for (size_t k = 0; k < sizeof(entry_boundaries) / sizeof(entry_boundaries[0]); k++) {
+      const PetscInt boundary = entry_boundaries[k] == -1 ? maxlen : entry_boundaries[k] == -2 ? maxlen + 5 : entry_boundaries[k];
+
+      PetscCall(BenchCheckFormat(&A, CIHYBRID_SPLIT_ENTRIES, boundary, &stats));
+    }
+    PetscCall(BenchCheckFormat(&A, CIHYBRID_SPLIT_COLUMNS, 0, &stats));
+    PetscCall(BenchCheckFormat(&A, CIHYBRID_SPLIT_COLUMNS, A.ncols / 3, &stats));
+    PetscCall(BenchCheckFormat(&A, CIHYBRID_SPLIT_COLUMNS, A.ncols, &stats));
+    PetscCall(BenchCSRFree(&A));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Edge-case checks: %" PetscInt_FMT " runs (paper, %d tuned variants x 5 lane counts, transpose, value refresh; y0 absent/separate/aliased), max rel error %.2e%s\n", stats.runs, (int)CIHYBRID_TUNED_NUM_VARIANTS,
+                        stats.worst, stats.worst > BENCH_TOLERANCE ? "  FAILED" : ""));
+  if (stats.worst > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernel time against the boundary: the paper's "block size" table. */
+static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit split, PetscInt step, PetscInt warmup, PetscInt reps, const double *ref, const double *absref, double *host_y, double bytes)
+{
+  const CIHybridDevice main_hyb = b->hyb;
+  const BenchKernel    paper = {BENCH_PAPER, CIHYBRID_TUNED_DEFAULT, 0}, tuned = {BENCH_TUNED, CIHYBRID_TUNED_DEFAULT, 0};
+  PetscInt             last = 0;
+
+  PetscFunctionBegin;
+  if (split == CIHYBRID_SPLIT_COLUMNS) last = A->ncols;
+  else
+    for (PetscInt i = 0; i < A->nrows; i++) last = PetscMax(last, A->rowptr[i + 1] - A->rowptr[i]);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nBoundary sweep (%s): GB/s from the median, same minimal CSR traffic as above\n%8s %6s %11s %11s %10s %9s %9s %10s %10s %9s %10s %9s %11s\n", split == CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", "boundary",
+                        "width", "nnz_ell", "nnz_csr", "padding", "dev_MB", "model_MB", "paper_ms", "paper_min", "paper_GBs", "tuned_ms", "tuned_GBs", "max_rel_err"));
+  for (PetscInt boundary = 0;; boundary = PetscMin(boundary + step, last)) {
+    CIHybridFormat fmt;
+    size_t         dev_bytes;
+    double         paper_ms, paper_min, tuned_ms, tuned_min, err_paper, err_tuned, err;
+
+    BenchCheckBuild(CIHybridBuildFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, split, boundary, &fmt));
+    PetscCall(CIHybridDeviceCreate(&fmt, &b->hyb));
+    PetscCall(CIHybridDeviceBytes(b->hyb, &dev_bytes));
+    PetscCall(BenchError(b, &paper, ref, absref, host_y, &err_paper));
+    PetscCall(BenchError(b, &tuned, ref, absref, host_y, &err_tuned));
+    PetscCall(BenchTime(b, &paper, warmup, reps, &paper_ms, &paper_min));
+    PetscCall(BenchTime(b, &tuned, warmup, reps, &tuned_ms, &tuned_min));
+    err = PetscMax(err_paper, err_tuned);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%8" PetscInt_FMT " %6" PetscInt_FMT " %11" PetscInt64_FMT " %11" PetscInt64_FMT " %10" PetscInt64_FMT " %9.1f %9.1f %10.4f %10.4f %9.1f %10.4f %9.1f %11.2e%s\n", boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr, fmt.padding,
+                          dev_bytes / 1e6, CIHybridBytesPerMult(&fmt) / 1e6, paper_ms, paper_min, bytes / (paper_ms * 1e6), tuned_ms, bytes / (tuned_ms * 1e6), err, err > BENCH_TOLERANCE ? "  FAILED" : ""));
+    if (b->csv) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,32,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e\n", BenchKernelName(&paper), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
+                             fmt.padding, dev_bytes, CIHybridBytesPerMult(&fmt), paper_ms, paper_min, bytes / (paper_ms * 1e6), 100.0 * bytes / (paper_ms * 1e6) / b->read_gbs, err_paper));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,auto,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e\n", BenchKernelName(&tuned), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
+                             fmt.padding, dev_bytes, CIHybridBytesPerMult(&fmt), tuned_ms, tuned_min, bytes / (tuned_ms * 1e6), 100.0 * bytes / (tuned_ms * 1e6) / b->read_gbs, err_tuned));
+    }
+    if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
+    PetscCall(CIHybridDeviceDestroy(&b->hyb));
+    CIHybridFormatFree(&fmt);
+    if (boundary >= last) break;
+  }
+  b->hyb = main_hyb;
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+static PetscErrorCode BenchMain(PetscBool *failed)
+{
+  CISyntheticSpec spec = {32768, 0.1, 0.2, 0.01, PETSC_FALSE, 2018};
+  PetscInt        boundary = -1, warmup = 20, reps = 200, lanes = 0, sweep_step = 32, sweep_reps = 50, split_index = 0, seed = 2018;
+  PetscReal       bw_gib = 4.0;
+  PetscBool       sweep = PETSC_FALSE, check_shapes = PETSC_TRUE, avail, set;
+  const char     *split_names[] = {"entries", "columns"}, *why;
+  char            boundary_text[64] = "auto", csv_path[PETSC_MAX_PATH_LEN] = "";
+  Bench           b;
+  BenchCSR        A;
+  CIHybridFormat  fmt;
+  double         *hx, *ref, *absref, *host_y, *hxt, *reft, *absreft, *host_yt, bytes, t0, t1;
+  int             device;
+  cudaDeviceProp  prop;
+  void           *stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&b, sizeof(b)));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &spec.n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  spec.seed = (unsigned long)seed;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ref_fraction", &spec.ref_fraction, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ref_density", &spec.ref_density, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-density", &spec.density, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-boundary", boundary_text, sizeof(boundary_text), &set));
+  if (set && strcmp(boundary_text, "auto")) PetscCall(PetscOptionsStringToInt(boundary_text, &boundary));
+  PetscCall(PetscOptionsGetEList(NULL, NULL, "-split", split_names, 2, &split_index, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-lanes_per_row", &lanes, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bw_gib", &bw_gib, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-sweep", &sweep, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-sweep_step", &sweep_step, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-sweep_reps", &sweep_reps, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_shapes", &check_shapes, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv_path, sizeof(csv_path), NULL));
+  PetscCheck(spec.n > 0 && reps > 0 && warmup >= 0 && sweep_step > 0 && sweep_reps > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need -n, -reps, -sweep_step, -sweep_reps > 0 and -warmup >= 0");
+
+  PetscCall(GpuMatsCUDAInitialize(&avail, &why));
+  PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "bench_cihybrid needs a CUDA device: %s", why);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  b.stream = (cudaStream_t)stream;
+  GpuMatsCallCUDA(cudaEventCreate(&b.start));
+  GpuMatsCallCUDA(cudaEventCreate(&b.stop));
+  GpuMatsCallCUDA(cudaGetDevice(&device));
+  GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, device));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device %d: %s, %d SMs, %.1f GiB; PETSc %s CUDA\n", device, prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
+#if defined(PETSC_HAVE_CUDA)
+                        "with"
+#else
+                        "without"
+#endif
+                        ));
+  if (csv_path[0]) {
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, csv_path, "w", &b.csv));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "table,kernel,lanes,boundary,width,nnz_ell,nnz_csr,padding,device_bytes,model_bytes,ms_median,ms_min,gbs,pct_read,max_rel_err\n"));
+  }
+  if (check_shapes) PetscCall(BenchCheckShapes(&b));
+  PetscCall(BenchMeasureBandwidth(&b, bw_gib, 20));
+
+  /* the matrix, its CIHYBRID form and the host reference */
+  PetscCall(PetscTime(&t0));
+  PetscCall(BenchCSRFromSynthetic(&spec, &A));
+  PetscCall(PetscTime(&t1));
+  b.nrows = A.nrows;
+  b.ncols = A.ncols;
+  b.nnz   = A.rowptr[A.nrows];
+  if (boundary < 0) /* entries: the byte model's choice; columns: the edge of the reference block */
+    boundary = split_index == CIHYBRID_SPLIT_ENTRIES ? CIHybridChooseBoundary(A.nrows, A.rowptr, NULL) : (PetscInt)floor(spec.ref_fraction * spec.n + 0.5);
+  BenchCheckBuild(CIHybridBuildFromCSR(A.nrows, A.ncols, A.rowptr, A.colidx, A.vals, (CIHybridSplit)split_index, boundary, &fmt));
+  PetscCall(PetscMalloc4(A.ncols, &hx, A.nrows, &ref, A.nrows, &absref, A.nrows, &host_y));
+  PetscCall(PetscMalloc4(A.nrows, &hxt, A.ncols, &reft, A.ncols, &absreft, A.ncols, &host_yt));
+  BenchFillX(A.ncols, hx);
+  BenchFillX(A.nrows, hxt);
+  BenchCSRMult(&A, hx, NULL, ref, absref);
+  BenchCSRMultTranspose(&A, hxt, NULL, reft, absreft);
+  bytes = (double)b.nnz * 12.0 + (A.nrows + 1) * 4.0 + 8.0 * A.ncols + 8.0 * A.nrows;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMatrix: n %" PetscInt_FMT ", nnz %" PetscInt_FMT " (%.1f a row, longest %" PetscInt64_FMT "), generated in %.1f s; ref_fraction %g ref_density %g density %g seed %" PetscInt_FMT "\n", A.nrows, b.nnz, (double)b.nnz / A.nrows, fmt.max_row_len,
+                        t1 - t0, spec.ref_fraction, spec.ref_density, spec.density, seed));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "CIHYBRID: split %s, boundary %" PetscInt_FMT "%s, width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", nnz_ell %" PetscInt64_FMT ", nnz_csr %" PetscInt64_FMT ", padding %" PetscInt64_FMT ", rows with remainder %" PetscInt64_FMT "\n",
+                        split_names[split_index], boundary, strcmp(boundary_text, "auto") ? "" : " (auto)", fmt.width, fmt.pitch, fmt.nnz_ell, fmt.nnz_csr, fmt.padding, fmt.rows_with_csr));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Minimal CSR traffic per SpMV: %.1f MB (GB/s below = this / median time)\n", bytes / 1e6));
+
+  /* device copies */
+  PetscCall(GpuMatsCUDAMalloc((void **)&b.x, (size_t)A.ncols * sizeof(double), "x"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b.y, (size_t)A.nrows * sizeof(double), "y"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b.xt, (size_t)A.nrows * sizeof(double), "transpose x"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b.yt, (size_t)A.ncols * sizeof(double), "transpose y"));
+  PetscCall(GpuMatsCUDACopyToDevice(b.x, hx, (size_t)A.ncols * sizeof(double)));
+  PetscCall(GpuMatsCUDACopyToDevice(b.xt, hxt, (size_t)A.nrows * sizeof(double)));
+  PetscCall(CIHybridDeviceCreate(&fmt, &b.hyb));
+  PetscCall(BenchSetUpCUSPARSE(&b, &A));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(BenchSetUpPETSc(&b, &A, hx));
+#endif
+
+  {
+    BenchKernel kernels[3 + CIHYBRID_TUNED_NUM_VARIANTS + 1];
+    int         nk = 0;
+
+    kernels[nk++] = {BENCH_CUSPARSE_ALG1, CIHYBRID_TUNED_DEFAULT, 0};
+    kernels[nk++] = {BENCH_CUSPARSE_ALG2, CIHYBRID_TUNED_DEFAULT, 0};
+#if defined(PETSC_HAVE_CUDA)
+    kernels[nk++] = {BENCH_PETSC_AIJCUSPARSE, CIHYBRID_TUNED_DEFAULT, 0};
+#endif
+    kernels[nk++] = {BENCH_PAPER, CIHYBRID_TUNED_DEFAULT, 0};
+    for (int v = 0; v < CIHYBRID_TUNED_NUM_VARIANTS; v++) kernels[nk++] = {BENCH_TUNED, (CIHybridTunedVariant)v, lanes};
+    PetscCall(BenchPrintHeader("SpMV y = A x (* marks the variant CIHYBRID_KERNEL_TUNED runs)"));
+    for (int k = 0; k < nk; k++) {
+      double err, ms_median, ms_min;
+
+      PetscCall(BenchError(&b, &kernels[k], ref, absref, host_y, &err));
+      PetscCall(BenchTime(&b, &kernels[k], warmup, reps, &ms_median, &ms_min));
+      PetscCall(BenchReport(&b, "spmv", &kernels[k], bytes, ms_median, ms_min, err));
+    }
+  }
+  {
+    const BenchKernel transpose = {BENCH_TRANSPOSE, CIHYBRID_TUNED_DEFAULT, 0};
+    double            err, ms_median, ms_min;
+
+    PetscCall(BenchPrintHeader("SpMV y = A^T x (atomics; same traffic count)"));
+    PetscCall(BenchError(&b, &transpose, reft, absreft, host_yt, &err));
+    PetscCall(BenchTime(&b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
+    PetscCall(BenchReport(&b, "transpose", &transpose, bytes, ms_median, ms_min, err));
+  }
+  if (sweep) PetscCall(BenchSweep(&b, &A, (CIHybridSplit)split_index, sweep_step, PetscMin(warmup, 5), sweep_reps, ref, absref, host_y, bytes));
+
+  /* release */
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatDestroy(&b.petsc_A));
+  PetscCall(VecDestroy(&b.petsc_x));
+  PetscCall(VecDestroy(&b.petsc_y));
+#endif
+  PetscCall(BenchDestroyCUSPARSE(&b));
+  PetscCall(CIHybridDeviceDestroy(&b.hyb));
+  PetscCall(GpuMatsCUDAFree(b.x));
+  PetscCall(GpuMatsCUDAFree(b.y));
+  PetscCall(GpuMatsCUDAFree(b.xt));
+  PetscCall(GpuMatsCUDAFree(b.yt));
+  GpuMatsCallCUDA(cudaEventDestroy(b.start));
+  GpuMatsCallCUDA(cudaEventDestroy(b.stop));
+  PetscCall(PetscFree4(hx, ref, absref, host_y));
+  PetscCall(PetscFree4(hxt, reft, absreft, host_yt));
+  CIHybridFormatFree(&fmt);
+  PetscCall(BenchCSRFree(&A));
+  if (b.csv) PetscCall(PetscFClose(PETSC_COMM_SELF, b.csv));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s\n", b.failed ? "FAILED: some kernel's error exceeds 1e-12" : "All kernels within 1e-12 of the host CSR reference"));
+  *failed = b.failed;
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscBool   failed = PETSC_FALSE;
+  PetscMPIInt size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "bench_cihybrid runs on one MPI rank");
+  PetscCall(BenchMain(&failed));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}
