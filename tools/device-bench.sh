@@ -1,0 +1,16 @@
+#!/bin/sh
+# The SpMV benchmarks on a GPU machine (called by tools/device-test.sh):
+# the paper-like CI matrices of 32768 and 131072 rows, then the BOUNDARY sweep.
+# Usage: tools/device-bench.sh <build dir> <output dir>
+set -u
+B=$1 OUT=$2
+status=0
+for n in 32768 131072; do
+  "$B/examples/bench_cihybrid" -n $n -csv "$OUT/bench_$n.csv" > "$OUT/bench_$n.txt" 2>&1 || status=1
+  cat "$OUT/bench_$n.txt"
+done
+if [ "${GPUMATS_SWEEP:-1}" = 1 ]; then
+  "$B/examples/bench_cihybrid" -n 32768 -sweep -sweep_step 64 -csv "$OUT/sweep_32768.csv" > "$OUT/sweep_32768.txt" 2>&1 || status=1
+  tail -25 "$OUT/sweep_32768.txt"
+fi
+exit $status
