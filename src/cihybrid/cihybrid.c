@@ -112,6 +112,9 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   PetscCall(GpuMatsShadowRestoreParent(B, &((Mat_SeqAIJCIHybrid *)B->spptr)->shadow));
   PetscCall(CIHybridContextDestroy(B));
   PetscCall(MatSetVecType(B, VECSTANDARD));
+#if defined(PETSC_HAVE_DEVICE)
+  B->boundtocpu = PETSC_TRUE;
+#endif
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -183,6 +186,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   B->ops->view             = MatView_SeqAIJCIHybrid;
 #if defined(PETSC_HAVE_DEVICE)
   B->ops->bindtocpu = MatBindToCPU_SeqAIJCIHybrid;
+  B->boundtocpu     = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
 #endif
   PetscCall(CIHybridComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJCIHYBRID));

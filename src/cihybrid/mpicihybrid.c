@@ -216,6 +216,9 @@ static PetscErrorCode MatConvert_MPIAIJCIHybrid_MPIAIJ(Mat A, MatType type, MatR
   *B->ops = ((Mat_MPIAIJCIHybrid *)B->spptr)->parent;
   PetscCall(PetscFree(B->spptr));
   PetscCall(MatSetVecType(B, VECSTANDARD));
+#if defined(PETSC_HAVE_DEVICE)
+  B->boundtocpu = PETSC_TRUE;
+#endif
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,6 +276,9 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat A, MatType type, MatReuse re
   B->ops->duplicate      = MatDuplicate_MPIAIJCIHybrid;
   B->ops->setfromoptions = MatSetFromOptions_MPIAIJCIHybrid;
   B->ops->view           = MatView_MPIAIJCIHybrid;
+#if defined(PETSC_HAVE_DEVICE)
+  B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
+#endif
   PetscCall(MPICIHybridComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJCIHYBRID));
   if (B->assembled) PetscCall(MPICIHybridUpdateBlocks(B));

@@ -72,6 +72,7 @@ static PetscErrorCode MPICIHybridProductSetUpGhosts(Mat A, Mat B, MPICIHybridPro
   PetscCall(MPICIHybridCreateDenseLike(Blocal, nghost, k, &p->ghost));
   p->A_id           = ((PetscObject)A)->id;
   p->A_nonzerostate = A->nonzerostate;
+  PetscCall(PetscInfo(A, "A B: %" PetscInt_FMT " ghost rows of B x %" PetscInt_FMT " columns for the off-diagonal block\n", nghost, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

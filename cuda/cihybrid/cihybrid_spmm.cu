@@ -1,0 +1,211 @@
+/* CIHYBRID SpMM: C = A B (+ C) for k column-major dense columns, one kernel
+   that reads each row of the matrix once for all the columns of a tile.
+
+   One warp per row.  Its 32 lanes are SLOTS entry slots times KW column
+   lanes (lane = slot * KW + cl, SLOTS = 32 / KW, KW = min(32, k rounded up
+   to a power of 2)).  The warp loads 32 (column, value) pairs of its row at
+   a time, coalesced, one per lane, and passes them round by shuffles: slot s
+   takes the pairs s, s + SLOTS, ...; column lane cl accumulates columns
+   j0 + cl + q * KW, q < CPL, of the current tile of KW * CPL columns.  So
+   k = 1 is the warp-per-row SpMV, k >= 32 gives every lane its own columns,
+   and no work is spent reducing partial sums that are not there.  At the
+   end of a tile the slots are summed by xor-shuffles.  k larger than one
+   tile (128 columns) loops over tiles, reading the row again from cache. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "cihybrid_cudaimpl.h"
+#include "cihybrid_spmm.h"
+}
+
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  #error "The CIHYBRID CUDA kernels are written for real double-precision PetscScalar"
+#endif
+
+#define CIHYBRID_SPMM_BLOCK_SIZE 256
+#define CIHYBRID_SPMM_FULL_WARP  0xffffffffu
+#define CIHYBRID_SPMM_MAX_CPL    4 /* columns per lane: a tile is at most 32 * 4 columns */
+
+/* What the kernel reads of the device copy, passed by value. */
+struct CIHybridSpMMArrays {
+  int            nrows, pitch;
+  const int32_t *ell_col;
+  const double  *ell_val;
+  const int32_t *ell_len; /* NULL: every row has s_i = 0 */
+  const int32_t *csr_start;
+  const int32_t *csr_col;
+  const double  *csr_val;
+};
+
+template <int KW, int CPL>
+__global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerRow(CIHybridSpMMArrays A, int k, const double *__restrict__ B, long long ldb, int add, double *C, long long ldc)
+{
+  constexpr int   SLOTS = 32 / KW;
+  const int       lane  = threadIdx.x % 32, slot = lane / KW, cl = lane % KW;
+  const long long row   = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+  if (row >= A.nrows) return; /* the whole warp leaves together */
+  const int      len_ell = A.ell_len ? A.ell_len[row] : 0;
+  const int      begin   = A.csr_start[row];
+  const int      len     = len_ell + A.csr_start[row + 1] - begin;
+  const int32_t *ecol    = A.ell_col + row * A.pitch;
+  const double  *evalue  = A.ell_val + row * A.pitch;
+
+  for (int j0 = 0; j0 < k; j0 += KW * CPL) {
+    double acc[CPL];
+
+#pragma unroll
+    for (int q = 0; q < CPL; q++) acc[q] = 0.0;
+    for (int base = 0; base < len; base += 32) {
+      const int p      = base + lane;
+      const int nvalid = min(32, len - base);
+      int       col    = -1; /* lanes past the row's end, like ELL padding, hold column -1 */
+      double    val    = 0.0;
+
+      if (p < len_ell) col = ecol[p], val = evalue[p];
+      else if (p < len) col = A.csr_col[begin + p - len_ell], val = A.csr_val[begin + p - len_ell];
+      for (int t = 0; t < nvalid; t += SLOTS) { /* warp-uniform: every lane joins the shuffles */
+        const int    c = __shfl_sync(CIHYBRID_SPMM_FULL_WARP, col, t + slot);
+        const double v = __shfl_sync(CIHYBRID_SPMM_FULL_WARP, val, t + slot);
+
+        if (c < 0) continue;
+#pragma unroll
+        for (int q = 0; q < CPL; q++) {
+          const int j = j0 + cl + q * KW;
+
+          if (j < k) acc[q] = fma(v, __ldg(B + c + j * ldb), acc[q]);
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < CPL; q++) {
+      const int j = j0 + cl + q * KW;
+
+      for (int offset = 16; offset >= KW; offset /= 2) acc[q] += __shfl_xor_sync(CIHYBRID_SPMM_FULL_WARP, acc[q], offset);
+      if (slot == 0 && j < k) {
+        double *c = C + row + j * ldc;
+
+        *c = add ? *c + acc[q] : acc[q];
+      }
+    }
+  }
+}
+
+template <int KW, int CPL>
+static PetscErrorCode CIHybridSpMMLaunch(const CIHybridSpMMArrays &A, int k, cudaStream_t stream, const double *B, long long ldb, int add, double *C, long long ldc)
+{
+  const unsigned grid = (unsigned)(((size_t)A.nrows * 32 + CIHYBRID_SPMM_BLOCK_SIZE - 1) / CIHYBRID_SPMM_BLOCK_SIZE);
+
+  PetscFunctionBegin;
+  CIHybridSpMMWarpPerRow<KW, CPL><<<grid, CIHYBRID_SPMM_BLOCK_SIZE, 0, stream>>>(A, k, B, ldb, add, C, ldc);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  CIHybridSpMMArrays A;
+  void              *s;
+  cudaStream_t       stream;
+  int                kw = 1, cpl = 1;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SpMM with %" PetscInt_FMT " columns: give 0 to %d", k, INT32_MAX);
+  if (!dev->nrows || !k) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  stream      = (cudaStream_t)s;
+  A.nrows     = (int)dev->nrows;
+  A.pitch     = (int)dev->pitch;
+  A.ell_col   = dev->ell_col;
+  A.ell_val   = dev->ell_val;
+  A.ell_len   = dev->ell_len;
+  A.csr_start = dev->csr_start;
+  A.csr_col   = dev->csr_col;
+  A.csr_val   = dev->csr_val;
+  while (kw < 32 && kw < k) kw *= 2;
+  while (cpl < CIHYBRID_SPMM_MAX_CPL && kw * cpl < k) cpl *= 2;
+  if (kw < 32) { /* k <= kw: one column per lane */
+    switch (kw) {
+    case 1:
+      PetscCall(CIHybridSpMMLaunch<1, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    case 2:
+      PetscCall(CIHybridSpMMLaunch<2, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    case 4:
+      PetscCall(CIHybridSpMMLaunch<4, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    case 8:
+      PetscCall(CIHybridSpMMLaunch<8, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    default:
+      PetscCall(CIHybridSpMMLaunch<16, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+    }
+  } else {
+    switch (cpl) {
+    case 1:
+      PetscCall(CIHybridSpMMLaunch<32, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    case 2:
+      PetscCall(CIHybridSpMMLaunch<32, 2>(A, (int)k, stream, B, ldb, add, C, ldc));
+      break;
+    default:
+      PetscCall(CIHybridSpMMLaunch<32, CIHYBRID_SPMM_MAX_CPL>(A, (int)k, stream, B, ldb, add, C, ldc));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host blocks with a leading dimension go through the pinned buffer packed
+   (leading dimension m), so the device kernel and the copies move only the
+   m x k entries and a download never writes the rows between m and lda. */
+static size_t CIHybridDenseBytes(PetscInt m, PetscInt k)
+{
+  return (size_t)m * (size_t)k * sizeof(PetscScalar);
+}
+
+PetscErrorCode CIHybridStageDenseReserve(GpuMatsStage *stage, PetscInt m, PetscInt k, PetscScalar **dev)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsStageReserve(stage, CIHybridDenseBytes(m, k)));
+  *dev = (PetscScalar *)stage->device;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridStageDenseUpload(GpuMatsStage *stage, const PetscScalar *host, PetscInt m, PetscInt k, PetscInt lda, PetscScalar **dev)
+{
+  const size_t bytes = CIHybridDenseBytes(m, k);
+  PetscScalar *pinned;
+  void        *s;
+
+  PetscFunctionBegin;
+  PetscCall(CIHybridStageDenseReserve(stage, m, k, dev));
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  GpuMatsCallCUDA(cudaStreamSynchronize((cudaStream_t)s)); /* an earlier upload may still be reading the pinned buffer */
+  pinned = (PetscScalar *)stage->pinned;
+  for (PetscInt j = 0; j < k; j++) memcpy(pinned + (size_t)j * m, host + (size_t)j * lda, (size_t)m * sizeof(PetscScalar));
+  GpuMatsCallCUDA(cudaMemcpyAsync(stage->device, pinned, bytes, cudaMemcpyHostToDevice, (cudaStream_t)s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridStageDenseDownload(GpuMatsStage *stage, PetscScalar *host, PetscInt m, PetscInt k, PetscInt lda)
+{
+  const size_t       bytes = CIHybridDenseBytes(m, k);
+  const PetscScalar *pinned;
+  void              *s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCheck(bytes <= stage->bytes, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Download of a %" PetscInt_FMT " x %" PetscInt_FMT " block from a staging buffer of %zu bytes", m, k, stage->bytes);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(stage->pinned, stage->device, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s));
+  GpuMatsCallCUDA(cudaStreamSynchronize((cudaStream_t)s));
+  pinned = (const PetscScalar *)stage->pinned;
+  for (PetscInt j = 0; j < k; j++) memcpy(host + (size_t)j * lda, pinned + (size_t)j * m, (size_t)m * sizeof(PetscScalar));
+  PetscFunctionReturn(0);
+}
