@@ -30,6 +30,9 @@ typedef enum {
   CIHYBRID_TUNED_SCALAR_CACHED,      /* as SCALAR with ld.global.nc (__ldg) */
   CIHYBRID_TUNED_VEC2,               /* 2-entry chunks (int2 + double2), 2 per step */
   CIHYBRID_TUNED_VEC4,               /* 4-entry chunks (int4 + 2 double2), 1 per step */
+  CIHYBRID_TUNED_RUNS4,              /* ELL and remainder runs in plain strided loops, 4 loads per lane in flight */
+  CIHYBRID_TUNED_RUNS2,              /* as RUNS4 with 2 */
+  CIHYBRID_TUNED_RUNS4_EVICT_FIRST,  /* as RUNS4 with ld.global.cs */
   CIHYBRID_TUNED_NUM_VARIANTS
 } CIHybridTunedVariant;
 #define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_SCALAR

@@ -250,9 +250,54 @@ __global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_T
   if (lane == 0 && row < A.nrows) y[row] = y0 ? y0[row] + sum : sum;
 }
 
+/* RUNS: the two runs of a row summed separately, each in plain strided loops
+   of UNROLL independent streaming loads per lane (no per-entry selects or
+   masks), the ELL run bounded by ell_len so padding is never read. */
+template <int UNROLL, CIHybridLoad L, int LANES>
+__device__ __forceinline__ double CIHybridRunSum(const int32_t *__restrict__ col, const double *__restrict__ val, int len, int lane, const double *__restrict__ x)
+{
+  double acc[UNROLL];
+  int    j = lane;
+
+#pragma unroll
+  for (int u = 0; u < UNROLL; u++) acc[u] = 0.0;
+  for (; j + (UNROLL - 1) * LANES < len; j += UNROLL * LANES) {
+    int    c[UNROLL];
+    double v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      c[u] = LoadMatrix<L>(col + j + u * LANES);
+      v[u] = LoadMatrix<L>(val + j + u * LANES);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) acc[u] = fma(v[u], __ldg(x + c[u]), acc[u]);
+  }
+  for (; j < len; j += LANES) acc[0] = fma(LoadMatrix<L>(val + j), __ldg(x + LoadMatrix<L>(col + j)), acc[0]);
+#pragma unroll
+  for (int u = 1; u < UNROLL; u++) acc[0] += acc[u];
+  return acc[0];
+}
+
+template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, int LANES>
+__global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_Runs(CIHybridArrays A, const double *__restrict__ x, const double *y0, double *y)
+{
+  const int       lane = threadIdx.x % LANES;
+  const long long row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
+  double          sum  = 0.0;
+
+  if (row < A.nrows) { /* rows past the end join the shuffles with 0 */
+    const int len = A.ell_len ? __ldg(A.ell_len + row) : 0, begin = __ldg(A.csr_start + row), end = __ldg(A.csr_start + row + 1);
+
+    if (len) sum = CIHybridRunSum<UNROLL, L, LANES>(A.ell_col + row * A.pitch, A.ell_val + row * A.pitch, len, lane, x);
+    sum += CIHybridRunSum<UNROLL, L, LANES>(A.csr_col + begin, A.csr_val + begin, end - begin, lane, x);
+  }
+  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(CIHYBRID_FULL_WARP, sum, offset);
+  if (lane == 0 && row < A.nrows) y[row] = y0 ? y0[row] + sum : sum;
+}
+
 typedef PetscErrorCode (*CIHybridTunedLauncher)(const CIHybridArrays &, int, cudaStream_t, const double *, const double *, double *);
 
-template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE>
+template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, bool RUNS = false>
 static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cudaStream_t stream, const double *x, const double *y0, double *y)
 {
   const unsigned grid = CIHybridGridSize(A.nrows, lanes);
@@ -260,16 +305,20 @@ static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cu
   PetscFunctionBegin;
   switch (lanes) {
   case 4:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 8:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 16:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 32:
-    CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%d lanes per row: give 4, 8, 16 or 32", lanes);
@@ -289,8 +338,11 @@ static const struct {
   {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_CACHED, false>},         /* CIHYBRID_TUNED_SCALAR_CACHED */
   {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC2 */
   {4, 1, CIHybridLaunchTuned<4, 1, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC4 */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false, true>}, /* CIHYBRID_TUNED_RUNS4 */
+  {1, 2, CIHybridLaunchTuned<1, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false, true>}, /* CIHYBRID_TUNED_RUNS2 */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_EVICT_FIRST, false, true>},    /* CIHYBRID_TUNED_RUNS4_EVICT_FIRST */
 };
-const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "scalar_evict_first", "scalar_cached", "vec2", "vec4"};
+const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "scalar_evict_first", "scalar_cached", "vec2", "vec4", "runs4", "runs2", "runs4_evict_first"};
 static_assert(sizeof(CIHybridTuned) / sizeof(CIHybridTuned[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one launcher per variant");
 static_assert(sizeof(CIHybridTunedVariantNames) / sizeof(CIHybridTunedVariantNames[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one name per variant");
 

@@ -1,0 +1,464 @@
+/* FCIDUMP reader and Hubbard-model integrals (see fcidump.h). */
+#include "fcidump.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+PetscErrorCode FCIIntegralsCreate(PetscInt norb, FCIIntegrals **ints)
+{
+  FCIIntegrals *ig;
+  size_t        n4;
+
+  PetscFunctionBeginUser;
+  PetscCheck(norb >= 1 && norb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Number of orbitals %" PetscInt_FMT " must be in 1..64 (determinant strings are 64-bit words)", norb);
+  n4 = (size_t)norb * (size_t)norb * (size_t)norb * (size_t)norb;
+  PetscCall(PetscNew(&ig));
+  ig->norb = norb;
+  ig->isym = 1;
+  PetscCall(PetscMalloc1(norb, &ig->orbsym));
+  for (PetscInt i = 0; i < norb; i++) ig->orbsym[i] = 1;
+  PetscCall(PetscCalloc1((size_t)norb * norb, &ig->h));
+  PetscCall(PetscCalloc1(n4, &ig->eri));
+  *ints = ig;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIIntegralsDestroy(FCIIntegrals **ints)
+{
+  PetscFunctionBeginUser;
+  if (!*ints) PetscFunctionReturn(0);
+  PetscCall(PetscFree((*ints)->orbsym));
+  PetscCall(PetscFree((*ints)->h));
+  PetscCall(PetscFree((*ints)->eri));
+  PetscCall(PetscFree(*ints));
+  PetscFunctionReturn(0);
+}
+
+static void FCISetERI8(FCIIntegrals *ig, PetscInt i, PetscInt j, PetscInt k, PetscInt l, PetscReal v)
+{
+  const PetscInt n = ig->norb;
+  ig->eri[FCI_ERI_INDEX(n, i, j, k, l)] = v;
+  ig->eri[FCI_ERI_INDEX(n, j, i, k, l)] = v;
+  ig->eri[FCI_ERI_INDEX(n, i, j, l, k)] = v;
+  ig->eri[FCI_ERI_INDEX(n, j, i, l, k)] = v;
+  ig->eri[FCI_ERI_INDEX(n, k, l, i, j)] = v;
+  ig->eri[FCI_ERI_INDEX(n, l, k, i, j)] = v;
+  ig->eri[FCI_ERI_INDEX(n, k, l, j, i)] = v;
+  ig->eri[FCI_ERI_INDEX(n, l, k, j, i)] = v;
+}
+
+PetscErrorCode FCIIntegralsSetERI(FCIIntegrals *ints, PetscInt i, PetscInt j, PetscInt k, PetscInt l, PetscReal value)
+{
+  const PetscInt n = ints->norb;
+
+  PetscFunctionBeginUser;
+  PetscCheck(i >= 0 && i < n && j >= 0 && j < n && k >= 0 && k < n && l >= 0 && l < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "(%" PetscInt_FMT " %" PetscInt_FMT "|%" PetscInt_FMT " %" PetscInt_FMT ") outside 0..%" PetscInt_FMT, i, j, k, l, n - 1);
+  FCISetERI8(ints, i, j, k, l, value);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIIntegralsSetOneElectron(FCIIntegrals *ints, PetscInt i, PetscInt j, PetscReal value)
+{
+  const PetscInt n = ints->norb;
+
+  PetscFunctionBeginUser;
+  PetscCheck(i >= 0 && i < n && j >= 0 && j < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "h(%" PetscInt_FMT ",%" PetscInt_FMT ") outside 0..%" PetscInt_FMT, i, j, n - 1);
+  ints->h[i * n + j] = value;
+  ints->h[j * n + i] = value;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIIntegralsGetElectrons(const FCIIntegrals *ints, PetscInt *nalpha, PetscInt *nbeta)
+{
+  const PetscInt ne = ints->nelec, ms2 = ints->ms2;
+
+  PetscFunctionBeginUser;
+  PetscCheck(ne >= 0 && ((ne + ms2) % 2 == 0) && ne + ms2 >= 0 && ne - ms2 >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "NELEC = %" PetscInt_FMT " and MS2 = %" PetscInt_FMT " do not give whole numbers of alpha and beta electrons", ne, ms2);
+  PetscCheck((ne + ms2) / 2 <= ints->norb && (ne - ms2) / 2 <= ints->norb, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "%" PetscInt_FMT " alpha / %" PetscInt_FMT " beta electrons do not fit in %" PetscInt_FMT " orbitals", (ne + ms2) / 2, (ne - ms2) / 2, ints->norb);
+  if (nalpha) *nalpha = (ne + ms2) / 2;
+  if (nbeta) *nbeta = (ne - ms2) / 2;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIIntegralsView(const FCIIntegrals *ints, PetscViewer viewer)
+{
+  PetscInt na, nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(FCIIntegralsGetElectrons(ints, &na, &nb));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "FCI integrals: %" PetscInt_FMT " orbitals, %" PetscInt_FMT " electrons (%" PetscInt_FMT " alpha, %" PetscInt_FMT " beta), ISYM %" PetscInt_FMT ", core energy %.12f\n", ints->norb, ints->nelec, na, nb, ints->isym, (double)ints->ecore));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  ORBSYM"));
+  for (PetscInt i = 0; i < ints->norb; i++) PetscCall(PetscViewerASCIIPrintf(viewer, " %" PetscInt_FMT, ints->orbsym[i]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* FCIDUMP parsing                                                           */
+
+#define FCI_MAX_FIELDS 8
+
+typedef struct {
+  char    *s;    /* NUL-terminated, in the file buffer ("=" for the separator) */
+  PetscInt line; /* 1-based line number */
+} FCIToken;
+
+static char FCIEqualsToken[] = "=";
+
+static PetscBool FCIStrEqualNoCase(const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++)
+    if (toupper((unsigned char)*a) != toupper((unsigned char)*b)) return PETSC_FALSE;
+  return (*a == 0 && *b == 0) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Position of the namelist terminator ('/', '&END', '$END') in line, or NULL. */
+static char *FCIFindTerminator(char *line)
+{
+  for (char *p = line; *p; p++) {
+    if (*p == '/') return p;
+    if ((*p == '&' || *p == '$') && toupper((unsigned char)p[1]) == 'E' && toupper((unsigned char)p[2]) == 'N' && toupper((unsigned char)p[3]) == 'D') return p;
+  }
+  return NULL;
+}
+
+/* Integer: the whole token. */
+static PetscBool FCIParseInt(const char *s, long *v)
+{
+  char *end;
+  if (!*s) return PETSC_FALSE;
+  errno = 0;
+  *v    = strtol(s, &end, 10);
+  return (*end == 0 && errno == 0) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Real token with E or D exponent, the whole token; *finite tells NaN/Inf apart. */
+static PetscBool FCIParseReal(const char *s, double *v, PetscBool *finite)
+{
+  char  buf[128], *end;
+  size_t n = strlen(s);
+  if (n == 0 || n >= sizeof(buf)) return PETSC_FALSE;
+  for (size_t i = 0; i <= n; i++) buf[i] = (s[i] == 'D' || s[i] == 'd') ? 'E' : s[i];
+  errno   = 0;
+  *v      = strtod(buf, &end);
+  *finite = isfinite(*v) ? PETSC_TRUE : PETSC_FALSE;
+  if (*end != 0) return PETSC_FALSE;
+  if (errno == ERANGE && *v != 0) { /* overflow: inf */
+    *finite = PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* Logical: .TRUE., .T., T, TRUE, 1 / .FALSE., .F., F, FALSE, 0 */
+static PetscBool FCIParseLogical(const char *s, PetscBool *v)
+{
+  while (*s == '.') s++;
+  switch (toupper((unsigned char)*s)) {
+  case 'T':
+  case '1':
+    *v = PETSC_TRUE;
+    return PETSC_TRUE;
+  case 'F':
+  case '0':
+    *v = PETSC_FALSE;
+    return PETSC_TRUE;
+  default:
+    return PETSC_FALSE;
+  }
+}
+
+/* Splits a header fragment into tokens: separators are blanks and commas; '=' is a token of its own. */
+static PetscErrorCode FCIHeaderTokenize(char *p, PetscInt line, FCIToken **tok, PetscInt *ntok, PetscInt *maxtok)
+{
+  PetscFunctionBeginUser;
+  while (*p) {
+    char *start;
+    while (*p && (isspace((unsigned char)*p) || *p == ',')) p++;
+    if (!*p) break;
+    if (*ntok + 2 > *maxtok) {
+      FCIToken *t;
+      PetscInt  nmax = 2 * (*maxtok) + 64;
+      PetscCall(PetscMalloc1(nmax, &t));
+      if (*ntok) PetscCall(PetscArraycpy(t, *tok, *ntok));
+      PetscCall(PetscFree(*tok));
+      *tok    = t;
+      *maxtok = nmax;
+    }
+    if (*p == '=') {
+      *p                    = 0;
+      (*tok)[*ntok].s       = FCIEqualsToken;
+      (*tok)[(*ntok)++].line = line;
+      p++;
+      continue;
+    }
+    start = p;
+    while (*p && !isspace((unsigned char)*p) && *p != ',' && *p != '=') p++;
+    (*tok)[*ntok].s        = start;
+    (*tok)[(*ntok)++].line = line;
+    if (*p == '=') { /* 'KEY=': end the key here and emit the '=' now (its byte is overwritten) */
+      *p                     = 0;
+      (*tok)[*ntok].s        = FCIEqualsToken;
+      (*tok)[(*ntok)++].line = line;
+      p++;
+    } else if (*p) *p++ = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
+#define FCIFileError(comm, fname, line, ...) \
+  do { \
+    char _msg[512]; \
+    PetscCall(PetscSNPrintf(_msg, sizeof(_msg), __VA_ARGS__)); \
+    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s, line %" PetscInt_FMT ": %s", fname, (PetscInt)(line), _msg); \
+  } while (0)
+
+/* Interprets the header tokens. */
+static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken *tok, PetscInt ntok, PetscInt endline, FCIIntegrals **ints)
+{
+  long      norb = -1, nelec = -1, ms2 = 0, isym = 1;
+  PetscInt  norbline = 0, orbsymline = 0, orbsym_first = -1, norbsym = 0;
+  PetscBool uhf = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < ntok;) {
+    const char *key;
+    PetscInt    v0, nv;
+    if (tok[i].s == FCIEqualsToken) FCIFileError(comm, fname, tok[i].line, "'=' without a key in the &FCI header");
+    if (i + 1 >= ntok || tok[i + 1].s != FCIEqualsToken) {
+      /* a word that is not KEY=: the &FCI opener, else a stray value */
+      if (tok[i].s[0] == '&' || tok[i].s[0] == '$') {
+        i++;
+        continue;
+      }
+      FCIFileError(comm, fname, tok[i].line, "unexpected '%s' in the &FCI header (expected KEY=value)", tok[i].s);
+    }
+    key = tok[i].s;
+    v0  = i + 2;
+    for (nv = 0; v0 + nv < ntok && tok[v0 + nv].s != FCIEqualsToken && !(v0 + nv + 1 < ntok && tok[v0 + nv + 1].s == FCIEqualsToken); nv++) { }
+    if (v0 + nv < ntok && tok[v0 + nv].s == FCIEqualsToken) FCIFileError(comm, fname, tok[v0 + nv].line, "'=' without a key in the &FCI header");
+    if (FCIStrEqualNoCase(key, "NORB") || FCIStrEqualNoCase(key, "NELEC") || FCIStrEqualNoCase(key, "MS2") || FCIStrEqualNoCase(key, "ISYM") || FCIStrEqualNoCase(key, "IUHF")) {
+      long v;
+      if (nv != 1) FCIFileError(comm, fname, tok[i].line, "%s needs exactly one integer value, found %" PetscInt_FMT, key, nv);
+      if (!FCIParseInt(tok[v0].s, &v)) FCIFileError(comm, fname, tok[v0].line, "%s = '%s' is not an integer", key, tok[v0].s);
+      if (FCIStrEqualNoCase(key, "NORB")) {
+        if (v < 1 || v > 64) FCIFileError(comm, fname, tok[v0].line, "NORB = %ld must be in 1..64", v);
+        norb     = v;
+        norbline = tok[v0].line;
+      } else if (FCIStrEqualNoCase(key, "NELEC")) {
+        if (v < 0) FCIFileError(comm, fname, tok[v0].line, "NELEC = %ld is negative", v);
+        nelec = v;
+      } else if (FCIStrEqualNoCase(key, "MS2")) ms2 = v;
+      else if (FCIStrEqualNoCase(key, "ISYM")) isym = v;
+      else if (v != 0) FCIFileError(comm, fname, tok[v0].line, "IUHF = %ld: unrestricted (spin-orbital) integrals are not supported", v);
+    } else if (FCIStrEqualNoCase(key, "UHF")) {
+      PetscBool v;
+      if (nv != 1 || !FCIParseLogical(tok[v0].s, &v)) FCIFileError(comm, fname, tok[i].line, "UHF needs one logical value (.TRUE. or .FALSE.)");
+      uhf = v;
+      if (uhf) FCIFileError(comm, fname, tok[i].line, "UHF = %s: unrestricted (spin-orbital) integrals are not supported", tok[v0].s);
+    } else if (FCIStrEqualNoCase(key, "ORBSYM")) {
+      orbsym_first = v0;
+      norbsym      = nv;
+      orbsymline   = tok[i].line;
+      for (PetscInt k = 0; k < nv; k++) {
+        long v;
+        if (!FCIParseInt(tok[v0 + k].s, &v)) FCIFileError(comm, fname, tok[v0 + k].line, "ORBSYM value '%s' is not an integer", tok[v0 + k].s);
+        if (v < 1 || v > 8) FCIFileError(comm, fname, tok[v0 + k].line, "ORBSYM value %ld outside 1..8 (D2h and subgroups)", v);
+      }
+    } else {
+      PetscCall(PetscInfo(NULL, "FCIDUMP %s, line %" PetscInt_FMT ": key %s ignored\n", fname, tok[i].line, key));
+    }
+    i = v0 + nv;
+  }
+  if (norb < 0) FCIFileError(comm, fname, endline, "the &FCI header (ending here) has no NORB");
+  if (nelec < 0) FCIFileError(comm, fname, endline, "the &FCI header (ending here) has no NELEC");
+  if (orbsym_first >= 0 && norbsym != norb) FCIFileError(comm, fname, orbsymline, "ORBSYM has %" PetscInt_FMT " values, NORB = %ld (line %" PetscInt_FMT ")", norbsym, norb, norbline);
+  if ((nelec + ms2) % 2 != 0 || nelec + ms2 < 0 || nelec - ms2 < 0 || (nelec + ms2) / 2 > norb || (nelec - ms2) / 2 > norb) FCIFileError(comm, fname, endline, "NELEC = %ld and MS2 = %ld do not give whole numbers of alpha and beta electrons that fit in NORB = %ld orbitals", nelec, ms2, norb);
+  PetscCall(FCIIntegralsCreate((PetscInt)norb, ints));
+  (*ints)->nelec = (PetscInt)nelec;
+  (*ints)->ms2   = (PetscInt)ms2;
+  (*ints)->isym  = (PetscInt)isym;
+  if (orbsym_first >= 0)
+    for (PetscInt k = 0; k < norb; k++) (*ints)->orbsym[k] = (PetscInt)strtol(tok[orbsym_first + k].s, NULL, 10);
+  PetscFunctionReturn(0);
+}
+
+/* Parses the whole file content buf (modified in place). */
+static PetscErrorCode FCIDumpParse(MPI_Comm comm, const char *fname, char *buf, FCIIntegrals **ints)
+{
+  FCIToken     *tok = NULL;
+  PetscInt      ntok = 0, maxtok = 0, line = 0, endline = -1;
+  PetscBool     seen_open = PETSC_FALSE;
+  char         *p = buf;
+  FCIIntegrals *ig;
+
+  PetscFunctionBeginUser;
+  *ints = NULL;
+  /* header */
+  while (*p) {
+    char *l = p, *term;
+    while (*p && *p != '\n') p++;
+    if (*p) *p++ = 0;
+    line++;
+    if (!seen_open) {
+      char *q = l;
+      while (*q && isspace((unsigned char)*q)) q++;
+      if (!*q) continue;
+      if (!((q[0] == '&' || q[0] == '$') && toupper((unsigned char)q[1]) == 'F' && toupper((unsigned char)q[2]) == 'C' && toupper((unsigned char)q[3]) == 'I')) {
+        PetscCall(PetscFree(tok));
+        FCIFileError(comm, fname, line, "expected the namelist header '&FCI NORB=..., NELEC=..., ...', found '%.40s'", q);
+      }
+      seen_open = PETSC_TRUE;
+      l         = q + 4;
+    }
+    term = FCIFindTerminator(l);
+    if (term) *term = 0;
+    PetscCall(FCIHeaderTokenize(l, line, &tok, &ntok, &maxtok));
+    if (term) {
+      endline = line;
+      break;
+    }
+  }
+  if (endline < 0) {
+    PetscCall(PetscFree(tok));
+    if (!seen_open) FCIFileError(comm, fname, line, "empty file: no &FCI header");
+    FCIFileError(comm, fname, line, "end of file inside the &FCI header (no closing '/' or '&END')");
+  }
+  {
+    PetscErrorCode ierr = FCIHeaderParse(comm, fname, tok, ntok, endline, ints);
+    PetscCall(PetscFree(tok));
+    PetscCall(ierr);
+  }
+  ig = *ints;
+  /* body */
+  while (*p) {
+    char    *l = p, *field[FCI_MAX_FIELDS];
+    int      nf = 0;
+    long     idx[4];
+    double   v;
+    PetscBool finite;
+    while (*p && *p != '\n') p++;
+    if (*p) *p++ = 0;
+    line++;
+    for (char *q = l; *q;) {
+      while (*q && isspace((unsigned char)*q)) q++;
+      if (!*q) break;
+      if (nf < FCI_MAX_FIELDS) field[nf] = q;
+      nf++;
+      while (*q && !isspace((unsigned char)*q)) q++;
+      if (*q) *q++ = 0;
+    }
+    if (nf == 0) continue;
+    if (nf != 5) {
+      PetscCall(FCIIntegralsDestroy(ints));
+      FCIFileError(comm, fname, line, "%s line: expected 5 fields 'value i j k l', found %d", nf < 5 ? "truncated" : "overlong", nf);
+    }
+    if (!FCIParseReal(field[0], &v, &finite)) {
+      PetscCall(FCIIntegralsDestroy(ints));
+      FCIFileError(comm, fname, line, "cannot read the number '%s'", field[0]);
+    }
+    if (!finite) {
+      PetscCall(FCIIntegralsDestroy(ints));
+      FCIFileError(comm, fname, line, "value '%s' is not finite", field[0]);
+    }
+    for (int k = 0; k < 4; k++) {
+      if (!FCIParseInt(field[k + 1], &idx[k])) {
+        PetscCall(FCIIntegralsDestroy(ints));
+        FCIFileError(comm, fname, line, "index '%s' is not an integer", field[k + 1]);
+      }
+      if (idx[k] < 0 || idx[k] > ig->norb) {
+        const long bad = idx[k];
+        const PetscInt norb = ig->norb;
+        PetscCall(FCIIntegralsDestroy(ints));
+        if (bad < 0) FCIFileError(comm, fname, line, "negative orbital index %ld", bad);
+        FCIFileError(comm, fname, line, "orbital index %ld > NORB = %" PetscInt_FMT, bad, norb);
+      }
+    }
+    if (idx[0] > 0 && idx[1] > 0 && idx[2] > 0 && idx[3] > 0) FCISetERI8(ig, idx[0] - 1, idx[1] - 1, idx[2] - 1, idx[3] - 1, v);
+    else if (idx[0] > 0 && idx[1] > 0 && idx[2] == 0 && idx[3] == 0) {
+      ig->h[(idx[0] - 1) * ig->norb + idx[1] - 1] = v;
+      ig->h[(idx[1] - 1) * ig->norb + idx[0] - 1] = v;
+    } else if (idx[0] > 0 && idx[1] == 0 && idx[2] == 0 && idx[3] == 0) {
+      /* orbital energy: not needed */
+    } else if (idx[0] == 0 && idx[1] == 0 && idx[2] == 0 && idx[3] == 0) ig->ecore = v;
+    else {
+      PetscCall(FCIIntegralsDestroy(ints));
+      FCIFileError(comm, fname, line, "index pattern %ld %ld %ld %ld is none of 'i j k l' (all > 0), 'i j 0 0', 'i 0 0 0', '0 0 0 0'", idx[0], idx[1], idx[2], idx[3]);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **ints)
+{
+  PetscMPIInt rank;
+  PetscInt64  len = -1;
+  char       *buf = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    FILE *f = fopen(filename, "rb");
+    if (f) {
+      if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+          PetscCall(PetscMalloc1((size_t)n + 1, &buf));
+          if (fread(buf, 1, (size_t)n, f) == (size_t)n) len = n;
+          else PetscCall(PetscFree(buf));
+        }
+      }
+      fclose(f);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&len, 1, MPIU_INT64, 0, comm));
+  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: cannot open or read the file", filename);
+  PetscCheck(len < PETSC_MPI_INT_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s: file of %" PetscInt64_FMT " bytes is too large", filename, len);
+  if (rank != 0) PetscCall(PetscMalloc1((size_t)len + 1, &buf));
+  if (len > 0) PetscCallMPI(MPI_Bcast(buf, (PetscMPIInt)len, MPI_CHAR, 0, comm));
+  buf[len] = 0;
+  for (PetscInt64 i = 0; i < len; i++) {
+    if (buf[i] == 0) {
+      PetscInt line = 1;
+      for (PetscInt64 k = 0; k < i; k++) line += buf[k] == '\n';
+      PetscCall(PetscFree(buf));
+      SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s, line %" PetscInt_FMT ": NUL byte: not a text file", filename, line);
+    }
+  }
+  {
+    PetscErrorCode ierr = FCIDumpParse(comm, filename, buf, ints);
+    PetscCall(PetscFree(buf));
+    PetscCall(ierr);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+
+PetscErrorCode FCIHubbardCreate(const FCIHubbardSpec *spec, FCIIntegrals **ints)
+{
+  const PetscInt nx = spec->nx, ny = spec->ny;
+  FCIIntegrals  *ig;
+
+  PetscFunctionBeginUser;
+  PetscCheck(nx >= 1 && ny >= 1 && nx * ny <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Hubbard lattice %" PetscInt_FMT " x %" PetscInt_FMT " must have 1..64 sites", nx, ny);
+  PetscCheck(spec->nup >= 0 && spec->ndown >= 0 && spec->nup <= nx * ny && spec->ndown <= nx * ny, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " up and %" PetscInt_FMT " down electrons do not fit on %" PetscInt_FMT " sites", spec->nup, spec->ndown, nx * ny);
+  PetscCall(FCIIntegralsCreate(nx * ny, &ig));
+  ig->nelec = spec->nup + spec->ndown;
+  ig->ms2   = spec->nup - spec->ndown;
+  for (PetscInt y = 0; y < ny; y++) {
+    for (PetscInt x = 0; x < nx; x++) {
+      const PetscInt s = x + nx * y;
+      /* bond to the right and upwards, wrapping where periodic and the direction is longer than 2 */
+      if (x + 1 < nx) PetscCall(FCIIntegralsSetOneElectron(ig, s, s + 1, -spec->t));
+      else if (spec->periodic_x && nx > 2) PetscCall(FCIIntegralsSetOneElectron(ig, s, nx * y, -spec->t));
+      if (y + 1 < ny) PetscCall(FCIIntegralsSetOneElectron(ig, s, s + nx, -spec->t));
+      else if (spec->periodic_y && ny > 2) PetscCall(FCIIntegralsSetOneElectron(ig, s, x, -spec->t));
+      FCISetERI8(ig, s, s, s, s, spec->U);
+    }
+  }
+  *ints = ig;
+  PetscFunctionReturn(0);
+}

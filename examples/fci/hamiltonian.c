@@ -1,0 +1,489 @@
+/* Table-driven Slater-Condon rows of the FCI Hamiltonian (see hamiltonian.h).
+
+   Conventions (the same as slatercondon.c, which checks this file):
+   a determinant is a+_{alpha occ, ascending} a+_{beta occ, ascending}|0>, so
+   an excitation inside one spin's string has a phase that depends only on
+   that string.  The single excitation i->a of a string s has phase
+   (-1)^(electrons of s strictly between i and a); a same-spin double i->a,
+   j->b (i<j, a<b) is i->a then j->b on the intermediate string, with element
+   (ia|jb) - (ib|ja); an alpha-beta double is the product of the two single
+   phases times (ia|jb).  A single i->a has element
+   h_ia + sum_{k in same spin, k != i} [(ia|kk) - (ik|ka)] + sum_{k in other spin} (ia|kk). */
+#include "hamiltonian.h"
+
+typedef struct {
+  PetscInt       n;          /* electrons */
+  PetscInt       nstr, nsgl; /* strings; singles per string n*(norb-n) */
+  PetscInt      *sgl_target; /* [nstr*nsgl] target string */
+  unsigned char *sgl_i, *sgl_a;
+  PetscReal     *sgl_sign;   /* +-1 */
+  PetscReal     *sgl_val;    /* phase * (h_ia + same-spin two-electron part) */
+  PetscInt      *dbl_start;  /* [nstr+1] nonzero same-spin doubles of each string */
+  PetscInt      *dbl_target;
+  PetscReal     *dbl_val;    /* phase * ((ia|jb) - (ib|ja)) */
+  PetscReal     *energy;     /* [nstr] sum h_ii + 1/2 sum [(ii|jj) - (ij|ji)] over the string */
+} FCIStringTable;
+
+struct _n_FCIRowGenerator {
+  const FCIIntegrals *ints;
+  const FCIDetSpace  *sp;
+  PetscReal           droptol;
+  FCIStringTable      ta, tb;
+  const FCIStringTable *pa, *pb; /* pb == pa when both spins have the same electron count */
+  PetscBool          *pair_nz;   /* [norb*norb]: some (ia|jb) != 0 */
+  PetscReal          *J;         /* (ii|jj) */
+  PetscInt            maxlen;
+  PetscInt           *wcols; /* work row for the excitation ordering */
+  PetscScalar        *wvals;
+  unsigned char      *wlev;
+};
+
+static inline uint64_t FCIMaskBetween(int p, int q) /* bits strictly between p and q */
+{
+  int lo = p < q ? p : q, hi = p < q ? q : p;
+  return ((UINT64_C(1) << hi) - 1) & ~((UINT64_C(2) << lo) - 1);
+}
+
+static inline PetscReal FCIPhase(uint64_t s, int i, int a)
+{
+  return (__builtin_popcountll(s & FCIMaskBetween(i, a)) & 1) ? -1.0 : 1.0;
+}
+
+/* Sorts the n entries of a string's excitation list by target string (targets are distinct). */
+static PetscErrorCode FCISortByTarget(PetscInt n, PetscInt *target, unsigned char *ci, unsigned char *ca, PetscReal *sign, PetscReal *val, PetscInt *perm, PetscReal *work)
+{
+  PetscBool sorted = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 1; k < n; k++)
+    if (target[k] < target[k - 1]) sorted = PETSC_FALSE;
+  if (sorted) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < n; k++) perm[k] = k;
+  PetscCall(PetscSortIntWithArray(n, target, perm)); /* target now sorted; perm[k] = old position */
+  for (PetscInt k = 0; k < n; k++) work[k] = val[perm[k]];
+  PetscCall(PetscArraycpy(val, work, n));
+  if (sign) {
+    for (PetscInt k = 0; k < n; k++) work[k] = sign[perm[k]];
+    PetscCall(PetscArraycpy(sign, work, n));
+  }
+  if (ci) {
+    for (PetscInt k = 0; k < n; k++) work[k] = ci[perm[k]];
+    for (PetscInt k = 0; k < n; k++) ci[k] = (unsigned char)work[k];
+  }
+  if (ca) {
+    for (PetscInt k = 0; k < n; k++) work[k] = ca[perm[k]];
+    for (PetscInt k = 0; k < n; k++) ca[k] = (unsigned char)work[k];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FCIStringTableCreate(const FCIIntegrals *ig, PetscInt nstr, const uint64_t *str, PetscInt ne, PetscReal droptol, FCIStringTable *t)
+{
+  const PetscInt  n    = ig->norb;
+  const PetscInt  nsgl = ne * (n - ne);
+  const PetscReal *eri = ig->eri;
+  PetscInt        ndbl = 0, cap, maxd = 0, *perm;
+  PetscReal      *work;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(PetscMax(nsgl, 1), &perm, PetscMax(nsgl, 1), &work));
+  t->n    = ne;
+  t->nstr = nstr;
+  t->nsgl = nsgl;
+  PetscCall(PetscMalloc6((size_t)nstr * nsgl, &t->sgl_target, (size_t)nstr * nsgl, &t->sgl_i, (size_t)nstr * nsgl, &t->sgl_a, (size_t)nstr * nsgl, &t->sgl_sign, (size_t)nstr * nsgl, &t->sgl_val, nstr, &t->energy));
+  PetscCall(PetscMalloc1(nstr + 1, &t->dbl_start));
+  cap = PetscMax(16, nstr * 8);
+  PetscCall(PetscMalloc2(cap, &t->dbl_target, cap, &t->dbl_val));
+  for (PetscInt s = 0; s < nstr; s++) {
+    const uint64_t x = str[s];
+    uint64_t       occ, vir;
+    PetscInt       e = (size_t)s * nsgl;
+    PetscReal      en = 0;
+    for (occ = x; occ; occ &= occ - 1) {
+      const int i = __builtin_ctzll(occ);
+      en += ig->h[i * n + i];
+      for (uint64_t o2 = x; o2; o2 &= o2 - 1) {
+        const int j = __builtin_ctzll(o2);
+        en += 0.5 * (eri[FCI_ERI_INDEX(n, i, i, j, j)] - eri[FCI_ERI_INDEX(n, i, j, j, i)]);
+      }
+    }
+    t->energy[s] = en;
+    /* singles (sorted by target below) */
+    for (occ = x; occ; occ &= occ - 1) {
+      const int i = __builtin_ctzll(occ);
+      for (vir = ~x & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1); vir; vir &= vir - 1) {
+        const int       a    = __builtin_ctzll(vir);
+        const uint64_t  y    = x ^ (UINT64_C(1) << i) ^ (UINT64_C(1) << a);
+        const PetscReal sign = FCIPhase(x, i, a);
+        const PetscReal *ia  = eri + FCI_ERI_INDEX(n, i, a, 0, 0);
+        PetscReal        v   = ig->h[i * n + a];
+        for (uint64_t o2 = x; o2; o2 &= o2 - 1) {
+          const int k = __builtin_ctzll(o2);
+          if (k != i) v += ia[k * n + k] - eri[FCI_ERI_INDEX(n, i, k, k, a)];
+        }
+        t->sgl_target[e] = FCIStringRank(y);
+        t->sgl_i[e]      = (unsigned char)i;
+        t->sgl_a[e]      = (unsigned char)a;
+        t->sgl_sign[e]   = sign;
+        t->sgl_val[e]    = sign * v;
+        e++;
+      }
+    }
+    PetscCall(FCISortByTarget(nsgl, t->sgl_target + (size_t)s * nsgl, t->sgl_i + (size_t)s * nsgl, t->sgl_a + (size_t)s * nsgl, t->sgl_sign + (size_t)s * nsgl, t->sgl_val + (size_t)s * nsgl, perm, work));
+    /* same-spin doubles i<j -> a<b with a nonzero element (sorted by target below) */
+    t->dbl_start[s] = ndbl;
+    for (uint64_t oi = x; oi; oi &= oi - 1) {
+      const int i = __builtin_ctzll(oi);
+      for (uint64_t oj = oi & (oi - 1); oj; oj &= oj - 1) {
+        const int j = __builtin_ctzll(oj);
+        for (vir = ~x & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1); vir; vir &= vir - 1) {
+          const int a = __builtin_ctzll(vir);
+          for (uint64_t vb = vir & (vir - 1); vb; vb &= vb - 1) {
+            const int       b = __builtin_ctzll(vb);
+            const PetscReal v = eri[FCI_ERI_INDEX(n, i, a, j, b)] - eri[FCI_ERI_INDEX(n, i, b, j, a)];
+            uint64_t        y;
+            PetscReal       sign;
+            if (PetscAbsReal(v) <= droptol) continue;
+            y    = x ^ (UINT64_C(1) << i) ^ (UINT64_C(1) << a);
+            sign = FCIPhase(x, i, a) * FCIPhase(y, j, b);
+            y ^= (UINT64_C(1) << j) ^ (UINT64_C(1) << b);
+            if (ndbl == cap) {
+              PetscInt  *nt;
+              PetscReal *nv;
+              PetscCall(PetscMalloc2(2 * cap, &nt, 2 * cap, &nv));
+              PetscCall(PetscArraycpy(nt, t->dbl_target, cap));
+              PetscCall(PetscArraycpy(nv, t->dbl_val, cap));
+              PetscCall(PetscFree2(t->dbl_target, t->dbl_val));
+              t->dbl_target = nt;
+              t->dbl_val    = nv;
+              cap *= 2;
+            }
+            t->dbl_target[ndbl] = FCIStringRank(y);
+            t->dbl_val[ndbl++]  = sign * v;
+          }
+        }
+      }
+    }
+    if (ndbl - t->dbl_start[s] > maxd) {
+      maxd = ndbl - t->dbl_start[s];
+      PetscCall(PetscFree2(perm, work));
+      PetscCall(PetscMalloc2(PetscMax(maxd, nsgl), &perm, PetscMax(maxd, nsgl), &work));
+    }
+    PetscCall(FCISortByTarget(ndbl - t->dbl_start[s], t->dbl_target + t->dbl_start[s], NULL, NULL, NULL, t->dbl_val + t->dbl_start[s], perm, work));
+  }
+  t->dbl_start[nstr] = ndbl;
+  PetscCall(PetscFree2(perm, work));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FCIStringTableDestroy(FCIStringTable *t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree6(t->sgl_target, t->sgl_i, t->sgl_a, t->sgl_sign, t->sgl_val, t->energy));
+  PetscCall(PetscFree(t->dbl_start));
+  PetscCall(PetscFree2(t->dbl_target, t->dbl_val));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorCreate(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, FCIRowGenerator *gen)
+{
+  FCIRowGenerator g;
+  const PetscInt  n = ints->norb;
+  PetscInt        maxda = 0, maxdb = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(space->norb == n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Determinant space of %" PetscInt_FMT " orbitals, integrals of %" PetscInt_FMT, space->norb, n);
+  PetscCall(PetscNew(&g));
+  g->ints    = ints;
+  g->sp      = space;
+  g->droptol = droptol;
+  PetscCall(FCIStringTableCreate(ints, space->nstr_a, space->str_a, space->nalpha, droptol, &g->ta));
+  g->pa = &g->ta;
+  if (space->nbeta == space->nalpha) g->pb = &g->ta;
+  else {
+    PetscCall(FCIStringTableCreate(ints, space->nstr_b, space->str_b, space->nbeta, droptol, &g->tb));
+    g->pb = &g->tb;
+  }
+  PetscCall(PetscMalloc2(n * n, &g->pair_nz, n * n, &g->J));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt a = 0; a < n; a++) {
+      const PetscReal *ia = ints->eri + FCI_ERI_INDEX(n, i, a, 0, 0);
+      g->pair_nz[i * n + a] = PETSC_FALSE;
+      for (PetscInt k = 0; k < n * n; k++)
+        if (PetscAbsReal(ia[k]) > droptol) {
+          g->pair_nz[i * n + a] = PETSC_TRUE;
+          break;
+        }
+      g->J[i * n + a] = ints->eri[FCI_ERI_INDEX(n, i, i, a, a)];
+    }
+  for (PetscInt s = 0; s < g->pa->nstr; s++) maxda = PetscMax(maxda, g->pa->dbl_start[s + 1] - g->pa->dbl_start[s]);
+  for (PetscInt s = 0; s < g->pb->nstr; s++) maxdb = PetscMax(maxdb, g->pb->dbl_start[s + 1] - g->pb->dbl_start[s]);
+  g->maxlen = 1 + g->pa->nsgl + g->pb->nsgl + maxda + maxdb + g->pa->nsgl * g->pb->nsgl;
+  g->maxlen = PetscMin(g->maxlen, space->ndet);
+  PetscCall(PetscMalloc3(g->maxlen, &g->wcols, g->maxlen, &g->wvals, g->maxlen, &g->wlev));
+  *gen      = g;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorDestroy(FCIRowGenerator *gen)
+{
+  FCIRowGenerator g = *gen;
+
+  PetscFunctionBeginUser;
+  if (!g) PetscFunctionReturn(0);
+  PetscCall(FCIStringTableDestroy(&g->ta));
+  if (g->pb == &g->tb) PetscCall(FCIStringTableDestroy(&g->tb));
+  PetscCall(PetscFree2(g->pair_nz, g->J));
+  PetscCall(PetscFree3(g->wcols, g->wvals, g->wlev));
+  PetscCall(PetscFree(*gen));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorGetMaxRowLength(FCIRowGenerator gen, PetscInt *maxlen)
+{
+  PetscFunctionBeginUser;
+  *maxlen = gen->maxlen;
+  PetscFunctionReturn(0);
+}
+
+#define FCI_EMIT(col, val) \
+  do { \
+    cols[nz]   = (col); \
+    vals[nz++] = (val); \
+  } while (0)
+
+/* Row of lexical index L into cols (lexical indices, ascending) / vals.
+
+   The targets are visited in ascending lexical order without sorting: the
+   alpha targets Ia2 (Ia itself, its singles, its doubles: three sorted
+   lists, merged) in ascending order, and for each the beta targets Ib2 in
+   ascending order (for Ia2 = Ia: Ib, its singles, its doubles; for an alpha
+   single: Ib and its singles; for an alpha double: Ib).  Since the lexical
+   index is aoffset[Ia2] + bpos[Ib2] with bpos increasing within a symmetry
+   group, the columns come out ascending. */
+static PetscInt FCIRowLexical(FCIRowGenerator g, PetscInt L, PetscInt *cols, PetscScalar *vals)
+{
+  const FCIDetSpace    *sp  = g->sp;
+  const FCIIntegrals   *ig  = g->ints;
+  const FCIStringTable *ta  = g->pa, *tb = g->pb;
+  const PetscInt        n   = ig->norb;
+  const PetscReal       tol = g->droptol;
+  const PetscReal      *eri = ig->eri;
+  PetscInt              Ia, Ib, nz = 0, ob[64], nob = 0, oa[64], noa = 0;
+  PetscInt              ps, pd, pse, pde, qs0, qs1, qd0, qd1;
+  PetscBool             aself = PETSC_TRUE;
+
+  FCIDetSpaceLexicalToStrings(sp, L, &Ia, &Ib);
+  for (uint64_t x = sp->str_a[Ia]; x; x &= x - 1) oa[noa++] = __builtin_ctzll(x);
+  for (uint64_t x = sp->str_b[Ib]; x; x &= x - 1) ob[nob++] = __builtin_ctzll(x);
+  ps  = Ia * ta->nsgl;
+  pse = ps + ta->nsgl;
+  pd  = ta->dbl_start[Ia];
+  pde = ta->dbl_start[Ia + 1];
+  qs0 = Ib * tb->nsgl;
+  qs1 = qs0 + tb->nsgl;
+  qd0 = tb->dbl_start[Ib];
+  qd1 = tb->dbl_start[Ib + 1];
+  for (;;) {
+    /* next alpha target: 0 self, 1 single ps, 2 double pd */
+    PetscInt kind = -1, best = PETSC_MAX_INT;
+    if (aself) {
+      kind = 0;
+      best = Ia;
+    }
+    if (ps < pse && ta->sgl_target[ps] < best) {
+      kind = 1;
+      best = ta->sgl_target[ps];
+    }
+    if (pd < pde && ta->dbl_target[pd] < best) {
+      kind = 2;
+      best = ta->dbl_target[pd];
+    }
+    if (kind < 0) break;
+    if (kind == 0) { /* Ia2 = Ia: beta singles and doubles and the diagonal, merged */
+      PetscInt qs = qs0, qd = qd0;
+      PetscBool bself = PETSC_TRUE;
+      aself = PETSC_FALSE;
+      for (;;) {
+        PetscInt bkind = -1, bbest = PETSC_MAX_INT, L2;
+        if (bself) {
+          bkind = 0;
+          bbest = Ib;
+        }
+        if (qs < qs1 && tb->sgl_target[qs] < bbest) {
+          bkind = 1;
+          bbest = tb->sgl_target[qs];
+        }
+        if (qd < qd1 && tb->dbl_target[qd] < bbest) {
+          bkind = 2;
+          bbest = tb->dbl_target[qd];
+        }
+        if (bkind < 0) break;
+        if (bkind == 0) {
+          PetscReal d = ig->ecore + ta->energy[Ia] + tb->energy[Ib];
+          bself       = PETSC_FALSE;
+          for (PetscInt p = 0; p < noa; p++) {
+            const PetscReal *Jrow = g->J + oa[p] * n;
+            for (PetscInt q = 0; q < nob; q++) d += Jrow[ob[q]];
+          }
+          FCI_EMIT(L, d);
+        } else if (bkind == 1) { /* beta single */
+          const PetscInt e = qs++;
+          if ((L2 = FCIDetSpaceLexical(sp, Ia, tb->sgl_target[e])) >= 0) {
+            const PetscReal *ia = eri + FCI_ERI_INDEX(n, tb->sgl_i[e], tb->sgl_a[e], 0, 0);
+            PetscReal        w  = 0, v;
+            for (PetscInt p = 0; p < noa; p++) w += ia[oa[p] * (n + 1)];
+            v = tb->sgl_val[e] + tb->sgl_sign[e] * w;
+            if (PetscAbsReal(v) > tol) FCI_EMIT(L2, v);
+          }
+        } else { /* beta-beta double */
+          const PetscInt e = qd++;
+          if ((L2 = FCIDetSpaceLexical(sp, Ia, tb->dbl_target[e])) >= 0 && PetscAbsReal(tb->dbl_val[e]) > tol) FCI_EMIT(L2, tb->dbl_val[e]);
+        }
+      }
+    } else if (kind == 1) { /* alpha single i->a: with Ib (single) and Ib's singles (alpha-beta doubles), merged */
+      const PetscInt   e = ps++, Ia2 = ta->sgl_target[e];
+      const int        i = ta->sgl_i[e], ai = ta->sgl_a[e];
+      const PetscReal  sa = ta->sgl_sign[e];
+      const PetscReal *ia = eri + FCI_ERI_INDEX(n, i, ai, 0, 0);
+      const PetscBool  ab = g->pair_nz[i * n + ai];
+      PetscInt         qs = ab ? qs0 : qs1;
+      PetscBool        bself = PETSC_TRUE;
+      for (;;) {
+        PetscInt L2;
+        if (bself && (qs == qs1 || Ib < tb->sgl_target[qs])) { /* the alpha single itself */
+          bself = PETSC_FALSE;
+          if ((L2 = FCIDetSpaceLexical(sp, Ia2, Ib)) >= 0) {
+            PetscReal w = 0, v;
+            for (PetscInt q = 0; q < nob; q++) w += ia[ob[q] * (n + 1)];
+            v = ta->sgl_val[e] + sa * w;
+            if (PetscAbsReal(v) > tol) FCI_EMIT(L2, v);
+          }
+        } else if (qs < qs1) { /* alpha-beta double */
+          const PetscInt  f = qs++;
+          const PetscReal v = ia[tb->sgl_i[f] * n + tb->sgl_a[f]];
+          if (PetscAbsReal(v) > tol && (L2 = FCIDetSpaceLexical(sp, Ia2, tb->sgl_target[f])) >= 0) FCI_EMIT(L2, sa * tb->sgl_sign[f] * v);
+        } else break;
+      }
+    } else { /* alpha-alpha double */
+      const PetscInt e = pd++;
+      PetscInt       L2;
+      if ((L2 = FCIDetSpaceLexical(sp, ta->dbl_target[e], Ib)) >= 0 && PetscAbsReal(ta->dbl_val[e]) > tol) FCI_EMIT(L2, ta->dbl_val[e]);
+    }
+  }
+  return nz;
+}
+
+PetscErrorCode FCIRowGeneratorGetRow(FCIRowGenerator gen, PetscInt row, PetscInt *nz, PetscInt cols[], PetscScalar vals[])
+{
+  const FCIDetSpace *sp = gen->sp;
+  PetscInt           k;
+
+  PetscFunctionBeginUser;
+  PetscCheck(row >= 0 && row < sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " outside 0..%" PetscInt_FMT, row, sp->ndet - 1);
+  if (!sp->perm) {
+    *nz = FCIRowLexical(gen, row, cols, vals);
+    PetscFunctionReturn(0);
+  }
+  /* Excitation ordering: index = level_start[level] + (rank within the level in lexical order), so the
+     lexically sorted row becomes sorted by a stable counting sort on the level. */
+  k = FCIRowLexical(gen, sp->iperm[row], gen->wcols, gen->wvals);
+  {
+    PetscInt cnt[FCI_MAX_LEVELS + 1] = {0};
+    for (PetscInt q = 0; q < k; q++) {
+      const PetscInt c = sp->perm[gen->wcols[q]];
+      PetscInt       l = 0;
+      while (c >= sp->level_start[l + 1]) l++;
+      gen->wlev[q] = (unsigned char)l;
+      gen->wcols[q] = c;
+      cnt[l + 1]++;
+    }
+    for (PetscInt l = 0; l < sp->nlevel; l++) cnt[l + 1] += cnt[l];
+    for (PetscInt q = 0; q < k; q++) {
+      const PetscInt pos = cnt[gen->wlev[q]]++;
+      cols[pos]          = gen->wcols[q];
+      vals[pos]          = gen->wvals[q];
+    }
+  }
+  *nz = k;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
+{
+  FCIRowGenerator gen;
+  PetscInt        M, N, m, rstart, rend, cstart, cend, maxlen, *cols, *dnz, *onz, *dnzu, *onzu;
+  PetscScalar    *vals;
+  PetscBool       sbaij;
+  PetscLogDouble  t0, t1, t2, t3;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &M, &N));
+  if (M < 0 && N < 0) PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
+  else PetscCheck(M == space->ndet && N == space->ndet, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "Matrix of %" PetscInt_FMT " x %" PetscInt_FMT " for %" PetscInt_FMT " determinants", M, N, space->ndet);
+  {
+    PetscLayout rmap, cmap;
+    PetscCall(MatGetLayouts(A, &rmap, &cmap));
+    PetscCall(PetscLayoutSetUp(rmap));
+    PetscCall(PetscLayoutSetUp(cmap));
+  }
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+
+  PetscCall(FCIRowGeneratorCreate(ints, space, droptol, &gen));
+  PetscCall(FCIRowGeneratorGetMaxRowLength(gen, &maxlen));
+  PetscCall(PetscMalloc2(maxlen, &cols, maxlen, &vals));
+  PetscCall(PetscCalloc4(m, &dnz, m, &onz, m, &dnzu, m, &onzu));
+  /* sweep 1: exact counts */
+  PetscCall(PetscTime(&t0));
+  for (PetscInt r = rstart; r < rend; r++) {
+    const PetscInt k = FCIRowLexical(gen, space->iperm ? space->iperm[r] : r, cols, vals);
+    for (PetscInt q = 0; q < k; q++) {
+      const PetscInt c = space->perm ? space->perm[cols[q]] : cols[q];
+      if (c >= cstart && c < cend) {
+        dnz[r - rstart]++;
+        if (c >= r) dnzu[r - rstart]++;
+      } else {
+        onz[r - rstart]++;
+        if (c >= r) onzu[r - rstart]++;
+      }
+    }
+  }
+  PetscCall(PetscTime(&t1));
+  PetscCall(MatXAIJSetPreallocation(A, 1, dnz, onz, dnzu, onzu));
+  PetscCall(MatSetUp(A));
+  PetscCall(PetscFree4(dnz, onz, dnzu, onzu));
+  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
+  if (sbaij) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+
+  /* sweep 2: values */
+  PetscCall(PetscTime(&t2));
+  for (PetscInt r = rstart; r < rend; r++) {
+    PetscInt k;
+    PetscCall(FCIRowGeneratorGetRow(gen, r, &k, cols, vals));
+    PetscCall(MatSetValues(A, 1, &r, k, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT ": counting sweep %g s, preallocation %g s, value sweep %g s\n", rstart, rend, t1 - t0, t2 - t1, t3 - t2));
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(FCIRowGeneratorDestroy(&gen));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIHamiltonianCreate(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, const char prefix[], Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
+  if (prefix) PetscCall(MatSetOptionsPrefix(*A, prefix));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(FCIHamiltonianAssemble(ints, space, droptol, *A));
+  PetscFunctionReturn(0);
+}
