@@ -16,11 +16,17 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 { [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
 status=0
-meson test -C "$B" --print-errorlogs --num-processes 4 > "$OUT/test-device-vectors.log" 2>&1 || status=1
-grep -E "^(Ok|Fail|Skipped|Expected|Unexpected|Timeout):" "$OUT/test-device-vectors.log" | sed 's/^/device vectors: /'
-PETSC_OPTIONS="$PETSC_OPTIONS -vec_type standard" meson test -C "$B" --print-errorlogs --num-processes 4 > "$OUT/test-host-vectors.log" 2>&1 || status=1
-grep -E "^(Ok|Fail|Skipped|Expected|Unexpected|Timeout):" "$OUT/test-host-vectors.log" | sed 's/^/host vectors: /'
-grep -E "FAIL|TIMEOUT" "$OUT"/test-*.log | head -20
+# device vectors, then host vectors (staging path); few files come back from the
+# device, so one log, and the failures' errors on stdout
+meson test -C "$B" --print-errorlogs --num-processes 4 > /tmp/tests-device.log 2>&1 || status=1
+PETSC_OPTIONS="$PETSC_OPTIONS -vec_type standard" meson test -C "$B" --print-errorlogs --num-processes 4 > /tmp/tests-host.log 2>&1 || status=1
+cat /tmp/tests-device.log /tmp/tests-host.log > "$OUT/tests.log"
+for run in device host; do
+  echo "== $run vectors: $(grep -E '^(Ok|Fail|Skipped|Timeout):' /tmp/tests-$run.log | tr -s ' ' | tr '\n' ' ')"
+  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" /tmp/tests-$run.log
+done
+grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" /tmp/tests-device.log /tmp/tests-host.log |
+  grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
 [ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
 sh tools/device-bench.sh "$B" "$OUT" || status=1
 exit $status

@@ -23,16 +23,12 @@ struct _n_CIHybridDevice {
 /* Variants of CIHYBRID_KERNEL_TUNED, timed against each other by
    examples/bench_cihybrid; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs. */
 typedef enum {
-  CIHYBRID_TUNED_SCALAR = 0,         /* 1-entry chunks, L1::no_allocate, 4 chunks loaded per lane per step */
-  CIHYBRID_TUNED_SCALAR_DEEP,        /* as SCALAR with 8 chunks per step */
-  CIHYBRID_TUNED_SCALAR_PIPELINED,   /* as SCALAR, the next step's loads issued before this step's x gathers */
-  CIHYBRID_TUNED_SCALAR_EVICT_FIRST, /* as SCALAR with ld.global.cs (__ldcs) */
-  CIHYBRID_TUNED_SCALAR_CACHED,      /* as SCALAR with ld.global.nc (__ldg) */
-  CIHYBRID_TUNED_VEC2,               /* 2-entry chunks (int2 + double2), 2 per step */
-  CIHYBRID_TUNED_VEC4,               /* 4-entry chunks (int4 + 2 double2), 1 per step */
-  CIHYBRID_TUNED_RUNS4,              /* ELL and remainder runs in plain strided loops, 4 loads per lane in flight */
-  CIHYBRID_TUNED_RUNS2,              /* as RUNS4 with 2 */
-  CIHYBRID_TUNED_RUNS4_EVICT_FIRST,  /* as RUNS4 with ld.global.cs */
+  CIHYBRID_TUNED_SCALAR = 0,       /* 1-entry chunks, L1::no_allocate, 4 chunks loaded per lane per step */
+  CIHYBRID_TUNED_SCALAR_DEEP,      /* as SCALAR with 8 chunks per step */
+  CIHYBRID_TUNED_SCALAR_PIPELINED, /* as SCALAR, the next step's loads issued before this step's x gathers */
+  CIHYBRID_TUNED_RUNS2,            /* ELL and remainder runs in plain strided loops, 2 loads per lane in flight */
+  CIHYBRID_TUNED_RUNS2_PLAIN,      /* as RUNS2 with plain (L1-cached) matrix loads */
+  CIHYBRID_TUNED_RUNS1_PLAIN,      /* as RUNS2_PLAIN with 1: the paper's loop bounded by ell_len */
   CIHYBRID_TUNED_NUM_VARIANTS
 } CIHybridTunedVariant;
 #define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_SCALAR

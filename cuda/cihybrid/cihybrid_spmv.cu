@@ -92,7 +92,8 @@ __global__ void CIHybridSpMVWarpPerRow_Paper(CIHybridArrays A, const double *x, 
 enum CIHybridLoad {
   CIHYBRID_LOAD_L1_NO_ALLOCATE, /* ld.global.nc.L1::no_allocate: read once, leave L1 to x */
   CIHYBRID_LOAD_EVICT_FIRST,    /* ld.global.cs (__ldcs): evict-first in L1 and L2 */
-  CIHYBRID_LOAD_CACHED          /* ld.global.nc (__ldg) */
+  CIHYBRID_LOAD_CACHED,         /* ld.global.nc (__ldg) */
+  CIHYBRID_LOAD_PLAIN           /* ld.global, as the paper's kernel */
 };
 
 __device__ __forceinline__ int LoadNoAllocate(const int *p)
@@ -131,7 +132,8 @@ __device__ __forceinline__ T LoadMatrix(const T *p)
 {
   if constexpr (L == CIHYBRID_LOAD_L1_NO_ALLOCATE) return LoadNoAllocate(p);
   else if constexpr (L == CIHYBRID_LOAD_EVICT_FIRST) return __ldcs(p);
-  else return __ldg(p);
+  else if constexpr (L == CIHYBRID_LOAD_CACHED) return __ldg(p);
+  else return *p;
 }
 
 /* VEC consecutive entries starting at a multiple of VEC */
@@ -331,18 +333,14 @@ static const struct {
   int                   vec, unroll;
   CIHybridTunedLauncher launch;
 } CIHybridTuned[] = {
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_SCALAR */
-  {1, 8, CIHybridLaunchTuned<1, 8, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_SCALAR_DEEP */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, true>},  /* CIHYBRID_TUNED_SCALAR_PIPELINED */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_EVICT_FIRST, false>},    /* CIHYBRID_TUNED_SCALAR_EVICT_FIRST */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_CACHED, false>},         /* CIHYBRID_TUNED_SCALAR_CACHED */
-  {2, 2, CIHybridLaunchTuned<2, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC2 */
-  {4, 1, CIHybridLaunchTuned<4, 1, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>}, /* CIHYBRID_TUNED_VEC4 */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false, true>}, /* CIHYBRID_TUNED_RUNS4 */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>},      /* CIHYBRID_TUNED_SCALAR */
+  {1, 8, CIHybridLaunchTuned<1, 8, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>},      /* CIHYBRID_TUNED_SCALAR_DEEP */
+  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, true>},       /* CIHYBRID_TUNED_SCALAR_PIPELINED */
   {1, 2, CIHybridLaunchTuned<1, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false, true>}, /* CIHYBRID_TUNED_RUNS2 */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_EVICT_FIRST, false, true>},    /* CIHYBRID_TUNED_RUNS4_EVICT_FIRST */
+  {1, 2, CIHybridLaunchTuned<1, 2, CIHYBRID_LOAD_PLAIN, false, true>},         /* CIHYBRID_TUNED_RUNS2_PLAIN */
+  {1, 1, CIHybridLaunchTuned<1, 1, CIHYBRID_LOAD_PLAIN, false, true>},         /* CIHYBRID_TUNED_RUNS1_PLAIN */
 };
-const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "scalar_evict_first", "scalar_cached", "vec2", "vec4", "runs4", "runs2", "runs4_evict_first"};
+const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "runs2", "runs2_plain", "runs1_plain"};
 static_assert(sizeof(CIHybridTuned) / sizeof(CIHybridTuned[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one launcher per variant");
 static_assert(sizeof(CIHybridTunedVariantNames) / sizeof(CIHybridTunedVariantNames[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one name per variant");
 

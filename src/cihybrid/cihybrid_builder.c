@@ -78,7 +78,7 @@ CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscI
   fmt->split       = split;
   fmt->boundary    = boundary;
   fmt->width       = (PetscInt)width;
-  fmt->pitch       = RoundUp(fmt->width, CIHYBRID_PITCH_ALIGN);
+  fmt->pitch       = RoundUp(fmt->width, fmt->width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
   fmt->nnz         = nrows ? rowptr[nrows] - rowptr[0] : 0;
   fmt->nnz_ell     = nnz_ell;
   fmt->nnz_csr     = fmt->nnz - nnz_ell;
@@ -135,7 +135,7 @@ CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *
 /* Bytes one SpMV moves from DRAM for a given split, counted in 32-byte sectors
    since that is the unit a warp's loads are served in:
      ELL part, every row: ceil(8*W/32) value sectors + ceil(4*W/32) column
-       sectors, padding included (rows start sector-aligned: pitch % 8 == 0);
+       sectors, padding included (rows start sector-aligned);
      CSR part of a row with m > 0 remainder entries: 8m+4m bytes plus, on
        average, 24+28 bytes for the partial sectors at its unaligned ends, and
        the 8 bytes of its csr_start pair.
@@ -168,9 +168,9 @@ PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *
   }
   for (i = 0; i < nrows; i++) hist[rowptr[i + 1] - rowptr[i]]++;
   best_bytes = SplitBytes(hist, maxlen, nrows, 0);
-  /* candidates: every width for short rows, else multiples of the pitch alignment, at most ~512 of them */
+  /* candidates: every width for short rows, else multiples of 8, at most ~512 of them */
   step = 1;
-  if (maxlen > 512) step = CIHYBRID_PITCH_ALIGN;
+  if (maxlen > 512) step = CIHYBRID_PITCH_ALIGN_NARROW;
   while (maxlen / step > 512) step *= 2;
   for (w = step; w <= maxlen + step - 1; w += step) {
     double b = SplitBytes(hist, maxlen, nrows, w);
