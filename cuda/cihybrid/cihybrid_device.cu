@@ -25,9 +25,9 @@ static PetscErrorCode CIHybridDeviceCheckFormat(const CIHybridFormat *fmt)
   const PetscInt64 ell_slots = (PetscInt64)fmt->nrows * fmt->pitch;
 
   PetscFunctionBegin;
-  PetscCheck(fmt->nrows >= 0 && fmt->ncols >= 0 && fmt->width >= 0 && fmt->pitch >= fmt->width && fmt->pitch % CIHYBRID_PITCH_ALIGN == 0 && fmt->nnz_csr >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT,
+  PetscCheck(fmt->nrows >= 0 && fmt->ncols >= 0 && fmt->width >= 0 && fmt->pitch >= fmt->width && fmt->pitch % CIHYBRID_PITCH_ALIGN_NARROW == 0 && fmt->nnz_csr >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT,
              "CIHYBRID format with nrows %" PetscInt_FMT ", ncols %" PetscInt_FMT ", width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", remainder nonzeros %" PetscInt64_FMT ": sizes must be >= 0 and pitch >= width a multiple of %d",
-             fmt->nrows, fmt->ncols, fmt->width, fmt->pitch, fmt->nnz_csr, CIHYBRID_PITCH_ALIGN);
+             fmt->nrows, fmt->ncols, fmt->width, fmt->pitch, fmt->nnz_csr, CIHYBRID_PITCH_ALIGN_NARROW);
   PetscCheck(fmt->nrows < INT32_MAX && ell_slots <= INT32_MAX && fmt->nnz_csr <= INT32_MAX - CIHYBRID_DEVICE_CSR_PAD, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID format too large for int32 device indices: %" PetscInt64_FMT " ELL slots, %" PetscInt64_FMT " remainder nonzeros", ell_slots, fmt->nnz_csr);
   PetscCheck(!fmt->nrows || fmt->csr_start, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt_FMT " rows has no csr_start", fmt->nrows);
   PetscCheck(!ell_slots || (fmt->ell_col && fmt->ell_val), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt64_FMT " ELL slots has no ELL arrays", ell_slots);
