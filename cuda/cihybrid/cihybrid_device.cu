@@ -7,11 +7,6 @@ extern "C" {
 #include "cihybrid_cudaimpl.h"
 }
 
-static size_t RoundUp(size_t n, size_t multiple)
-{
-  return (n + multiple - 1) / multiple * multiple;
-}
-
 static PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what)
 {
   PetscFunctionBegin;
@@ -28,7 +23,7 @@ static PetscErrorCode CIHybridDeviceCheckFormat(const CIHybridFormat *fmt)
   PetscCheck(fmt->nrows >= 0 && fmt->ncols >= 0 && fmt->width >= 0 && fmt->pitch >= fmt->width && fmt->pitch % CIHYBRID_PITCH_ALIGN_NARROW == 0 && fmt->nnz_csr >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT,
              "CIHYBRID format with nrows %" PetscInt_FMT ", ncols %" PetscInt_FMT ", width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", remainder nonzeros %" PetscInt64_FMT ": sizes must be >= 0 and pitch >= width a multiple of %d",
              fmt->nrows, fmt->ncols, fmt->width, fmt->pitch, fmt->nnz_csr, CIHYBRID_PITCH_ALIGN_NARROW);
-  PetscCheck(fmt->nrows < INT32_MAX && ell_slots <= INT32_MAX && fmt->nnz_csr <= INT32_MAX - CIHYBRID_DEVICE_CSR_PAD, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID format too large for int32 device indices: %" PetscInt64_FMT " ELL slots, %" PetscInt64_FMT " remainder nonzeros", ell_slots, fmt->nnz_csr);
+  PetscCheck(fmt->nrows < INT32_MAX && ell_slots <= INT32_MAX && fmt->nnz_csr <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID format too large for int32 device indices: %" PetscInt64_FMT " ELL slots, %" PetscInt64_FMT " remainder nonzeros", ell_slots, fmt->nnz_csr);
   PetscCheck(!fmt->nrows || fmt->csr_start, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt_FMT " rows has no csr_start", fmt->nrows);
   PetscCheck(!ell_slots || (fmt->ell_col && fmt->ell_val), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt64_FMT " ELL slots has no ELL arrays", ell_slots);
   PetscCheck(!fmt->width || !fmt->nrows || fmt->ell_len, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format of ELL width %" PetscInt_FMT " has no ell_len", fmt->width);
@@ -41,8 +36,7 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
 {
   const size_t nrows     = (size_t)fmt->nrows;
   const size_t ell_slots = nrows * (size_t)fmt->pitch;
-  const size_t csr_slots = RoundUp((size_t)fmt->nnz_csr, CIHYBRID_DEVICE_CSR_PAD);
-  const size_t csr_pad   = csr_slots - (size_t)fmt->nnz_csr;
+  const size_t csr_slots = (size_t)fmt->nnz_csr;
   char         what[128];
 
   PetscFunctionBegin;
@@ -70,10 +64,6 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
   if (d->csr_start) PetscCall(GpuMatsCUDACopyToDevice(d->csr_start, fmt->csr_start, (nrows + 1) * sizeof(int32_t)));
   PetscCall(GpuMatsCUDACopyToDevice(d->csr_col, fmt->csr_col, (size_t)fmt->nnz_csr * sizeof(int32_t)));
   PetscCall(GpuMatsCUDACopyToDevice(d->csr_val, fmt->csr_val, (size_t)fmt->nnz_csr * sizeof(PetscScalar)));
-  if (csr_pad) {
-    PetscCall(GpuMatsCUDAMemset(d->csr_col + fmt->nnz_csr, 0, csr_pad * sizeof(int32_t)));
-    PetscCall(GpuMatsCUDAMemset(d->csr_val + fmt->nnz_csr, 0, csr_pad * sizeof(PetscScalar)));
-  }
   PetscFunctionReturn(0);
 }
 

@@ -6,19 +6,16 @@
 
    PAPER is the warp-per-row kernel of Mahmoud, Hoffmann and Reza (2018).
 
-   TUNED reads both runs of a row as one stream of aligned "chunks" of VEC
-   entries, so a group of LANES lanes per row (4..32, from the average row
-   length) stays busy across the ELL/remainder seam, reads only the s_i real
-   ELL entries (ell_len) and no padding, and handles the ragged ends of each
-   run by masking entries by their position in the run instead of scalar
-   head/tail loops.  Each lane issues UNROLL chunks' loads before using any
-   (memory-level parallelism), matrix data is loaded with a streaming cache
-   policy so that x keeps L1, and x goes through the read-only path.
-   The default is VEC = 1: vector loads (VEC 2, 4) cut instructions but not
-   L1 wavefronts (128-byte lines a warp touches), and they spread each x
-   gather instruction over VEC times as many lines of x, which on the
-   paper's dense reference block makes the L1, not DRAM, the limit.
-   bench_cihybrid times all variants. */
+   TUNED reads both runs of a row as one stream of entries, so a group of
+   LANES lanes per row (4..32, from the average row length) stays busy across
+   the ELL/remainder seam, reads only the s_i real ELL entries (ell_len) and no
+   padding, and handles the ragged ends of each run by masking entries by
+   their position in the run instead of scalar head/tail loops.  Each lane
+   issues UNROLL loads before using any (memory-level parallelism); matrix
+   data is loaded with L1::no_allocate so that x keeps L1, x goes through the
+   read-only path.  Variants measured against it on an H200 and dropped
+   (BENCHMARKS.md): 8 loads in flight, software pipelining, 2- and 4-entry
+   vector loads, evict-first / cached / plain loads, plain strided loops. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -88,30 +85,11 @@ __global__ void CIHybridSpMVWarpPerRow_Paper(CIHybridArrays A, const double *x, 
 }
 
 /* ------------------------------------------------------------------------ */
-/* TUNED: loads of matrix data under a cache policy */
-enum CIHybridLoad {
-  CIHYBRID_LOAD_L1_NO_ALLOCATE, /* ld.global.nc.L1::no_allocate: read once, leave L1 to x */
-  CIHYBRID_LOAD_EVICT_FIRST,    /* ld.global.cs (__ldcs): evict-first in L1 and L2 */
-  CIHYBRID_LOAD_CACHED,         /* ld.global.nc (__ldg) */
-  CIHYBRID_LOAD_PLAIN           /* ld.global, as the paper's kernel */
-};
-
+/* TUNED: matrix data is read once: keep it out of L1, which x needs */
 __device__ __forceinline__ int LoadNoAllocate(const int *p)
 {
   int r;
   asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(r) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ int2 LoadNoAllocate(const int2 *p)
-{
-  int2 r;
-  asm("ld.global.nc.L1::no_allocate.v2.s32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ int4 LoadNoAllocate(const int4 *p)
-{
-  int4 r;
-  asm("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
   return r;
 }
 __device__ __forceinline__ double LoadNoAllocate(const double *p)
@@ -120,131 +98,62 @@ __device__ __forceinline__ double LoadNoAllocate(const double *p)
   asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
   return r;
 }
-__device__ __forceinline__ double2 LoadNoAllocate(const double2 *p)
+
+/* Row i as one stream of entries: t in [0, lenA) is ELL entry row*pitch + t,
+   t in [lenA, len) remainder entry begin + t - lenA. */
+struct CIHybridRowRuns {
+  long long ell;  /* first ELL slot of the row */
+  int       lenA; /* s_i */
+  int       csr;  /* first remainder entry of the row */
+  int       len;  /* s_i + remainder length */
+};
+
+__device__ __forceinline__ CIHybridRowRuns CIHybridRowRunsOf(const CIHybridArrays &A, long long row)
 {
-  double2 r;
-  asm("ld.global.nc.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(r.x), "=d"(r.y) : "l"(p));
+  CIHybridRowRuns r;
+  const int       begin = __ldg(A.csr_start + row), end = __ldg(A.csr_start + row + 1);
+
+  r.ell  = row * A.pitch;
+  r.lenA = A.ell_len ? __ldg(A.ell_len + row) : 0;
+  r.csr  = begin;
+  r.len  = r.lenA + end - begin;
   return r;
 }
 
-template <CIHybridLoad L, typename T>
-__device__ __forceinline__ T LoadMatrix(const T *p)
+/* entry t of the row, (0, 0) past its end */
+__device__ __forceinline__ void CIHybridLoadRowEntry(const CIHybridArrays &A, const CIHybridRowRuns &r, int t, int *c, double *v)
 {
-  if constexpr (L == CIHYBRID_LOAD_L1_NO_ALLOCATE) return LoadNoAllocate(p);
-  else if constexpr (L == CIHYBRID_LOAD_EVICT_FIRST) return __ldcs(p);
-  else if constexpr (L == CIHYBRID_LOAD_CACHED) return __ldg(p);
-  else return *p;
+  const bool      ell = t < r.lenA; /* select, not branch: one load instruction per array */
+  const int32_t  *col = ell ? A.ell_col : A.csr_col;
+  const double   *val = ell ? A.ell_val : A.csr_val;
+  const long long q   = ell ? r.ell + t : (long long)r.csr + t - r.lenA;
+
+  if (t < r.len) {
+    *c = LoadNoAllocate(col + q);
+    *v = LoadNoAllocate(val + q);
+  } else *c = 0, *v = 0.0;
 }
 
-/* VEC consecutive entries starting at a multiple of VEC */
-template <int VEC>
-struct CIHybridChunk {
-  int    col[VEC];
-  double val[VEC];
-};
-
-template <int VEC, CIHybridLoad L>
-__device__ __forceinline__ CIHybridChunk<VEC> LoadChunk(const int32_t *col, const double *val, int q)
-{
-  CIHybridChunk<VEC> ch;
-
-  if constexpr (VEC == 1) {
-    ch.col[0] = LoadMatrix<L>(col + q);
-    ch.val[0] = LoadMatrix<L>(val + q);
-  } else if constexpr (VEC == 2) {
-    const int2    c = LoadMatrix<L>(reinterpret_cast<const int2 *>(col) + q);
-    const double2 v = LoadMatrix<L>(reinterpret_cast<const double2 *>(val) + q);
-    ch.col[0] = c.x, ch.col[1] = c.y;
-    ch.val[0] = v.x, ch.val[1] = v.y;
-  } else {
-    static_assert(VEC == 4, "chunks are 1, 2 or 4 entries");
-    const int4    c  = LoadMatrix<L>(reinterpret_cast<const int4 *>(col) + q);
-    const double2 v0 = LoadMatrix<L>(reinterpret_cast<const double2 *>(val) + 2 * q);
-    const double2 v1 = LoadMatrix<L>(reinterpret_cast<const double2 *>(val) + 2 * q + 1);
-    ch.col[0] = c.x, ch.col[1] = c.y, ch.col[2] = c.z, ch.col[3] = c.w;
-    ch.val[0] = v0.x, ch.val[1] = v0.y, ch.val[2] = v1.x, ch.val[3] = v1.y;
-  }
-  return ch;
-}
-
-/* Row i as a stream of chunks: t in [0, nA) are ELL chunks qA + t (the run
-   starts aligned), t in [nA, nA + nB) remainder chunks qB + t - nA, whose
-   first chunk begins headB entries before the run. */
-struct CIHybridRowChunks {
-  int qA, nA, lenA;
-  int qB, headB, lenB;
-  int nchunks;
-};
-
-template <int VEC>
-__device__ __forceinline__ CIHybridRowChunks CIHybridRowChunksOf(const CIHybridArrays &A, long long row)
-{
-  CIHybridRowChunks r;
-  const int         begin = __ldg(A.csr_start + row), end = __ldg(A.csr_start + row + 1);
-
-  r.lenA    = A.ell_len ? __ldg(A.ell_len + row) : 0;
-  r.qA      = (int)(row * A.pitch / VEC); /* exact: pitch is a multiple of 8 */
-  r.nA      = (r.lenA + VEC - 1) / VEC;   /* stays inside the row's pitch slots */
-  r.lenB    = end - begin;
-  r.qB      = begin / VEC;
-  r.headB   = begin - r.qB * VEC;
-  r.nchunks = r.nA + (r.lenB > 0 ? (r.headB + r.lenB + VEC - 1) / VEC : 0); /* stays inside the padded remainder */
-  return r;
-}
-
-template <int VEC, CIHybridLoad L>
-__device__ __forceinline__ CIHybridChunk<VEC> LoadRowChunk(const CIHybridArrays &A, const CIHybridRowChunks &r, int t)
-{
-  const bool     ell = t < r.nA; /* select, not branch: one load instruction per array */
-  const int32_t *col = ell ? A.ell_col : A.csr_col;
-  const double  *val = ell ? A.ell_val : A.csr_val;
-  const int      q   = ell ? r.qA + t : r.qB + t - r.nA;
-
-  if (t < r.nchunks) return LoadChunk<VEC, L>(col, val, q);
-  return CIHybridChunk<VEC>{};
-}
-
-/* acc + the chunk's entries that lie inside their run (none when t is past the row) */
-template <int VEC>
-__device__ __forceinline__ double AccumulateRowChunk(const CIHybridRowChunks &r, int t, const CIHybridChunk<VEC> &ch, const double *__restrict__ x, double acc)
-{
-  int first, len; /* position in its run of the chunk's first entry, and the run's length */
-
-  if (t < r.nA) first = t * VEC, len = r.lenA;
-  else first = (t - r.nA) * VEC - r.headB, len = t < r.nchunks ? r.lenB : 0;
-#pragma unroll
-  for (int e = 0; e < VEC; e++)
-    if ((unsigned)(first + e) < (unsigned)len) acc = fma(ch.val[e], __ldg(x + ch.col[e]), acc);
-  return acc;
-}
-
-/* LANES lanes per row; each lane takes chunks lane, lane + LANES, ..., UNROLL at a time.
-   PIPELINE: the loads of the next UNROLL chunks are issued before the x
-   gathers of the current ones, so the matrix stream never waits for x. */
-template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, int LANES>
+/* LANES lanes per row; each lane takes entries lane, lane + LANES, ..., UNROLL at a time */
+template <int UNROLL, int LANES>
 __global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_Tuned(CIHybridArrays A, const double *__restrict__ x, const double *y0, double *y)
 {
-  constexpr int      STEP = UNROLL * LANES;
-  const int          lane = threadIdx.x % LANES;
-  const long long    row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
-  CIHybridRowChunks  r    = {};
-  CIHybridChunk<VEC> ch[UNROLL], next[UNROLL];
-  double             acc[UNROLL];
+  constexpr int   STEP = UNROLL * LANES;
+  const int       lane = threadIdx.x % LANES;
+  const long long row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
+  CIHybridRowRuns r    = {};
+  double          acc[UNROLL];
 
   for (int u = 0; u < UNROLL; u++) acc[u] = 0.0;
-  if (row < A.nrows) r = CIHybridRowChunksOf<VEC>(A, row); /* rows past the end keep nchunks = 0 but join the shuffles */
-  if constexpr (PIPELINE)
-    for (int u = 0; u < UNROLL; u++) next[u] = LoadRowChunk<VEC, L>(A, r, lane + u * LANES);
-  for (int t0 = lane; t0 < r.nchunks; t0 += STEP) {
+  if (row < A.nrows) r = CIHybridRowRunsOf(A, row); /* rows past the end have len 0 but join the shuffles */
+  for (int t0 = lane; t0 < r.len; t0 += STEP) {
+    int    c[UNROLL];
+    double v[UNROLL];
 #pragma unroll
-    for (int u = 0; u < UNROLL; u++) {
-      if constexpr (PIPELINE) {
-        ch[u]   = next[u];
-        next[u] = LoadRowChunk<VEC, L>(A, r, t0 + STEP + u * LANES);
-      } else ch[u] = LoadRowChunk<VEC, L>(A, r, t0 + u * LANES);
-    }
+    for (int u = 0; u < UNROLL; u++) CIHybridLoadRowEntry(A, r, t0 + u * LANES, &c[u], &v[u]);
 #pragma unroll
-    for (int u = 0; u < UNROLL; u++) acc[u] = AccumulateRowChunk<VEC>(r, t0 + u * LANES, ch[u], x, acc[u]);
+    for (int u = 0; u < UNROLL; u++)
+      if (t0 + u * LANES < r.len) acc[u] = fma(v[u], __ldg(x + c[u]), acc[u]);
   }
   double sum = acc[0];
   for (int u = 1; u < UNROLL; u++) sum += acc[u];
@@ -252,54 +161,9 @@ __global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_T
   if (lane == 0 && row < A.nrows) y[row] = y0 ? y0[row] + sum : sum;
 }
 
-/* RUNS: the two runs of a row summed separately, each in plain strided loops
-   of UNROLL independent streaming loads per lane (no per-entry selects or
-   masks), the ELL run bounded by ell_len so padding is never read. */
-template <int UNROLL, CIHybridLoad L, int LANES>
-__device__ __forceinline__ double CIHybridRunSum(const int32_t *__restrict__ col, const double *__restrict__ val, int len, int lane, const double *__restrict__ x)
-{
-  double acc[UNROLL];
-  int    j = lane;
-
-#pragma unroll
-  for (int u = 0; u < UNROLL; u++) acc[u] = 0.0;
-  for (; j + (UNROLL - 1) * LANES < len; j += UNROLL * LANES) {
-    int    c[UNROLL];
-    double v[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++) {
-      c[u] = LoadMatrix<L>(col + j + u * LANES);
-      v[u] = LoadMatrix<L>(val + j + u * LANES);
-    }
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++) acc[u] = fma(v[u], __ldg(x + c[u]), acc[u]);
-  }
-  for (; j < len; j += LANES) acc[0] = fma(LoadMatrix<L>(val + j), __ldg(x + LoadMatrix<L>(col + j)), acc[0]);
-#pragma unroll
-  for (int u = 1; u < UNROLL; u++) acc[0] += acc[u];
-  return acc[0];
-}
-
-template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, int LANES>
-__global__ void __launch_bounds__(CIHYBRID_BLOCK_SIZE) CIHybridSpMVGroupPerRow_Runs(CIHybridArrays A, const double *__restrict__ x, const double *y0, double *y)
-{
-  const int       lane = threadIdx.x % LANES;
-  const long long row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
-  double          sum  = 0.0;
-
-  if (row < A.nrows) { /* rows past the end join the shuffles with 0 */
-    const int len = A.ell_len ? __ldg(A.ell_len + row) : 0, begin = __ldg(A.csr_start + row), end = __ldg(A.csr_start + row + 1);
-
-    if (len) sum = CIHybridRunSum<UNROLL, L, LANES>(A.ell_col + row * A.pitch, A.ell_val + row * A.pitch, len, lane, x);
-    sum += CIHybridRunSum<UNROLL, L, LANES>(A.csr_col + begin, A.csr_val + begin, end - begin, lane, x);
-  }
-  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(CIHYBRID_FULL_WARP, sum, offset);
-  if (lane == 0 && row < A.nrows) y[row] = y0 ? y0[row] + sum : sum;
-}
-
 typedef PetscErrorCode (*CIHybridTunedLauncher)(const CIHybridArrays &, int, cudaStream_t, const double *, const double *, double *);
 
-template <int VEC, int UNROLL, CIHybridLoad L, bool PIPELINE, bool RUNS = false>
+template <int UNROLL>
 static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cudaStream_t stream, const double *x, const double *y0, double *y)
 {
   const unsigned grid = CIHybridGridSize(A.nrows, lanes);
@@ -307,20 +171,16 @@ static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cu
   PetscFunctionBegin;
   switch (lanes) {
   case 4:
-    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
-    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<UNROLL, 4><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 8:
-    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
-    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<UNROLL, 8><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 16:
-    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
-    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<UNROLL, 16><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   case 32:
-    if constexpr (RUNS) CIHybridSpMVGroupPerRow_Runs<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
-    else CIHybridSpMVGroupPerRow_Tuned<VEC, UNROLL, L, PIPELINE, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
+    CIHybridSpMVGroupPerRow_Tuned<UNROLL, 32><<<grid, CIHYBRID_BLOCK_SIZE, 0, stream>>>(A, x, y0, y);
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%d lanes per row: give 4, 8, 16 or 32", lanes);
@@ -330,17 +190,12 @@ static PetscErrorCode CIHybridLaunchTuned(const CIHybridArrays &A, int lanes, cu
 }
 
 static const struct {
-  int                   vec, unroll;
+  int                   unroll;
   CIHybridTunedLauncher launch;
 } CIHybridTuned[] = {
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>},      /* CIHYBRID_TUNED_SCALAR */
-  {1, 8, CIHybridLaunchTuned<1, 8, CIHYBRID_LOAD_L1_NO_ALLOCATE, false>},      /* CIHYBRID_TUNED_SCALAR_DEEP */
-  {1, 4, CIHybridLaunchTuned<1, 4, CIHYBRID_LOAD_L1_NO_ALLOCATE, true>},       /* CIHYBRID_TUNED_SCALAR_PIPELINED */
-  {1, 2, CIHybridLaunchTuned<1, 2, CIHYBRID_LOAD_L1_NO_ALLOCATE, false, true>}, /* CIHYBRID_TUNED_RUNS2 */
-  {1, 2, CIHybridLaunchTuned<1, 2, CIHYBRID_LOAD_PLAIN, false, true>},         /* CIHYBRID_TUNED_RUNS2_PLAIN */
-  {1, 1, CIHybridLaunchTuned<1, 1, CIHYBRID_LOAD_PLAIN, false, true>},         /* CIHYBRID_TUNED_RUNS1_PLAIN */
+  {4, CIHybridLaunchTuned<4>}, /* CIHYBRID_TUNED_SCALAR */
 };
-const char *const CIHybridTunedVariantNames[] = {"scalar", "scalar_deep", "scalar_pipelined", "runs2", "runs2_plain", "runs1_plain"};
+const char *const CIHybridTunedVariantNames[] = {"scalar"};
 static_assert(sizeof(CIHybridTuned) / sizeof(CIHybridTuned[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one launcher per variant");
 static_assert(sizeof(CIHybridTunedVariantNames) / sizeof(CIHybridTunedVariantNames[0]) == CIHYBRID_TUNED_NUM_VARIANTS, "one name per variant");
 
@@ -349,10 +204,9 @@ PetscErrorCode CIHybridDeviceTunedLanesPerRow(CIHybridDevice dev, CIHybridTunedV
   PetscFunctionBegin;
   PetscCheck(variant >= 0 && variant < CIHYBRID_TUNED_NUM_VARIANTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown tuned CIHYBRID kernel variant %d", (int)variant);
   {
-    /* enough lanes that one pass of the group (lanes*unroll chunks) covers an average row;
-       a remainder run that starts unaligned costs about one chunk more */
+    /* enough lanes that one pass of the group (lanes*unroll entries) covers an average row */
     const double avg_len = dev->nrows ? (double)dev->nnz / (double)dev->nrows : 0.0;
-    const double chunks  = avg_len / CIHybridTuned[variant].vec + (dev->nnz_csr ? 1.0 : 0.0);
+    const double chunks  = avg_len + (dev->nnz_csr ? 1.0 : 0.0);
 
     *lanes = 4;
     while (*lanes < 32 && *lanes * CIHybridTuned[variant].unroll < chunks) *lanes *= 2;
