@@ -695,7 +695,7 @@ typedef enum {
   LAZY_DIAGONALSET_INSERT,
   LAZY_DIAGONALSET_ADD,
   LAZY_ZERO_ROWS,
-  LAZY_ZERO_ROWS_ANY,
+  LAZY_ZERO_ROWS_NODIAG,
   LAZY_SEQAIJ_GETARRAY,
   NLAZY
 } LazyOp;
@@ -795,16 +795,25 @@ static PetscErrorCode ApplyLazyOp(TestCtx *t, LazyOp op, Mat A, MatType type, co
     PetscCall(MatDiagonalSet(A, D, ADD_VALUES));
     break;
   case LAZY_ZERO_ROWS:
-  case LAZY_ZERO_ROWS_ANY: {
-    /* LAZY_ZERO_ROWS: rows whose diagonal entry exists (values change only);
-       LAZY_ZERO_ROWS_ANY: every other row, so MatZeroRows inserts missing diagonal entries */
-    PetscInt  rows[3], nrows = 0, rstart, rend;
-    PetscBool has = PETSC_TRUE;
+  case LAZY_ZERO_ROWS_NODIAG: {
+    /* LAZY_ZERO_ROWS: rows whose diagonal entry exists (values change only).
+       LAZY_ZERO_ROWS_NODIAG: rows without a diagonal entry: MatZeroRows rewrites their first
+       entry into the diagonal (the structure changes). Rows that are empty in the diagonal
+       block are avoided: there PETSc (3.18 to 3.22) inserts the diagonal with MatSetValues,
+       reallocates, and then writes the next zeroed row into the freed array (valgrind; a
+       crash with 3.22 on a 6 x 6 MATSEQAIJ). */
+    PetscInt  rows[3], nrows = 0, rstart, rend, len;
+    PetscBool has, ismpi;
+    Mat       Ad = A;
 
     PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-    for (i = rstart; i < rend && nrows < 3; i += (op == LAZY_ZERO_ROWS ? 1 : 2)) {
-      if (op == LAZY_ZERO_ROWS) PetscCall(GlobalCSRHasEntry(csr, i, i, &has));
-      if (has) rows[nrows++] = i;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &ismpi));
+    if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+    for (i = rstart; i < rend && nrows < 3; i++) {
+      PetscCall(GlobalCSRHasEntry(csr, i, i, &has));
+      PetscCall(MatGetRow(Ad, i - rstart, &len, NULL, NULL));
+      PetscCall(MatRestoreRow(Ad, i - rstart, NULL, NULL, NULL));
+      if (op == LAZY_ZERO_ROWS ? has : !has && len > 0) rows[nrows++] = i;
     }
     PetscCall(MatZeroRows(A, nrows, rows, 2.0, NULL, NULL));
   } break;

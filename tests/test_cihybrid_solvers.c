@@ -45,8 +45,10 @@ static PetscErrorCode CreateLaplacian(TestCtx *t, MatType type, PetscBool spd, P
   PetscCall(MatCreate(t->comm, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSetFromOptions(*A)); /* -mat_gpumats_backend and friends */
-  PetscCall(MatCIHybridSetBoundary(*A, boundary)); /* ignored by MATAIJ */
+  if (strcmp(type, MATAIJ)) { /* the reference takes no matrix options */
+    PetscCall(MatSetFromOptions(*A)); /* -mat_gpumats_backend and friends */
+    PetscCall(MatCIHybridSetBoundary(*A, boundary));
+  }
   PetscCall(MatSeqAIJSetPreallocation(*A, 5, NULL));
   PetscCall(MatMPIAIJSetPreallocation(*A, 5, NULL, 2, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
@@ -223,6 +225,29 @@ static PetscErrorCode CompareSolve(TestCtx *t, const SolverConfig *c, PetscInt b
   PetscCall(VecDuplicate(xtrue, &xa));
   PetscCall(CreateTestVec(Ac, &bc));
   PetscCall(VecDuplicate(bc, &xc));
+  if (!strcmp(c->pc, PCBJACOBI)) {
+    /* Block Jacobi makes its block work vectors of the matrix's vector type (VECCUDA when the
+       products run on the device) and places the solver's arrays in them: with host vectors
+       from -vec_type standard that mixes host and device vectors, which PETSc 3.22 does not
+       support (MATAIJCUSPARSE with -vec_type standard fails outright, even GMRES+ILU and CG). */
+    VecType   mtype, vtype;
+    PetscBool mixed;
+
+    PetscCall(MatGetVecType(Ac, &mtype));
+    PetscCall(VecGetType(bc, &vtype));
+    mixed = (PetscBool)(strstr(mtype, "cuda") && !strstr(vtype, "cuda")); /* "cuda", "seqcuda", "mpicuda" */
+    if (mixed) {
+      PetscCall(PetscPrintf(t->comm, "%-26s boundary %-4s: skipped, host vectors (%s) with a matrix whose blocks ask for %s\n", c->name, bstr, vtype, mtype));
+      PetscCall(VecDestroy(&xtrue));
+      PetscCall(VecDestroy(&ba));
+      PetscCall(VecDestroy(&xa));
+      PetscCall(VecDestroy(&bc));
+      PetscCall(VecDestroy(&xc));
+      PetscCall(MatDestroy(&Ac));
+      PetscCall(MatDestroy(&Aa));
+      PetscFunctionReturn(0);
+    }
+  }
   {
     PetscRandom rnd;
 
@@ -243,7 +268,17 @@ static PetscErrorCode CompareSolve(TestCtx *t, const SolverConfig *c, PetscInt b
   PetscCall(VecAXPY(d, -1.0, xa));
   PetscCall(VecNorm(d, NORM_2, &nd));
   PetscCall(VecNorm(xa, NORM_2, &na));
-  PetscCall(PetscPrintf(t->comm, "%-26s boundary %-4s: iterations cihybrid %3" PetscInt_FMT " aij %3" PetscInt_FMT ", ||x_cihybrid - x_aij||/||x_aij|| = %.2e\n", c->name, bstr, itc, ita, (double)(nd / na)));
+  { /* how far each is from the exact solution, for the record */
+    PetscReal ec, ea, nt;
+
+    PetscCall(VecNorm(xtrue, NORM_2, &nt));
+    PetscCall(CopyValues(xc, d));
+    PetscCall(VecAXPY(d, -1.0, xtrue));
+    PetscCall(VecNorm(d, NORM_2, &ec));
+    PetscCall(VecWAXPY(d, -1.0, xtrue, xa));
+    PetscCall(VecNorm(d, NORM_2, &ea));
+    PetscCall(PetscPrintf(t->comm, "%-26s boundary %-4s: iterations cihybrid %3" PetscInt_FMT " aij %3" PetscInt_FMT ", ||x_cihybrid - x_aij||/||x_aij|| = %.2e (errors %.1e, %.1e)\n", c->name, bstr, itc, ita, (double)(nd / na), (double)(ec / nt), (double)(ea / nt)));
+  }
   PetscCheck(ra > 0, t->comm, PETSC_ERR_PLIB, "%s: the MATAIJ reference solve did not converge (reason %s): the test problem is wrong", c->name, KSPConvergedReasons[ra]);
   PetscCheck(rc > 0, t->comm, PETSC_ERR_PLIB, "%s, boundary %s: the cihybrid solve did not converge (reason %s) where MATAIJ did in %" PetscInt_FMT " iterations", c->name, bstr, KSPConvergedReasons[rc], ita);
   PetscCheck(itc == ita, t->comm, PETSC_ERR_PLIB, "%s, boundary %s: %" PetscInt_FMT " iterations with cihybrid, %" PetscInt_FMT " with MATAIJ", c->name, bstr, itc, ita);
