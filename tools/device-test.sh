@@ -27,6 +27,12 @@ for run in device host; do
 done
 grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" /tmp/tests-device.log /tmp/tests-host.log |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
+# block products with B and C as dense CUDA matrices, 1 and 2 ranks
+for np in 1 2; do
+  MPIEXEC=/opt/petsc-cuda/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > /tmp/product.log 2>&1 \
+    && echo "== product, dense CUDA, $np rank(s): ok" || { status=1; echo "== product, dense CUDA, $np rank(s): FAILED"; tail -20 /tmp/product.log; }
+  cat /tmp/product.log >> "$OUT/tests.log"
+done
 [ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
 sh tools/device-bench.sh "$B" "$OUT" || status=1
 exit $status
