@@ -16,6 +16,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 { [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
 status=0
+if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh tools/device-bench.sh "$B" "$OUT"; exit $?; fi
 # device vectors, then host vectors (staging path); few files come back from the
 # device, so one log, and the failures' errors on stdout
 meson test -C "$B" --print-errorlogs --num-processes 4 > /tmp/tests-device.log 2>&1 || status=1
