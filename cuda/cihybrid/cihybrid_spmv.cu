@@ -101,8 +101,8 @@ __device__ __forceinline__ double LoadNoAllocate(const double *p)
 
 /* Row i as one stream of entries: t in [0, lenA) is ELL entry ell + t,
    t in [lenA, len) remainder entry csr + t - lenA.  Offsets are int: the
-   builder guarantees nrows*pitch and the remainder fit, and 32-bit index
-   arithmetic measured 7% faster than 64-bit here. */
+   builder guarantees nrows*pitch and the remainder fit; on the H200 32-bit
+   offsets measured 7% faster than 64-bit at 32768 rows, 5% slower at 131072. */
 struct CIHybridRowRuns {
   int ell;  /* first ELL slot of the row */
   int lenA; /* s_i */
