@@ -20,6 +20,7 @@ extern "C" {
 #include "cihybrid_cudaimpl.h"
 #include "cihybrid_spmm.h"
 }
+#include "cihybrid_arrays.cuh"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   #error "The CIHYBRID CUDA kernels are written for real double-precision PetscScalar"
@@ -30,18 +31,8 @@ extern "C" {
 #define CIHYBRID_SPMM_MAX_CPL    4 /* columns per lane: a tile is at most 32 * 4 columns */
 
 /* What the kernel reads of the device copy, passed by value. */
-struct CIHybridSpMMArrays {
-  int            nrows, pitch;
-  const int32_t *ell_col;
-  const double  *ell_val;
-  const int32_t *ell_len; /* NULL: every row has s_i = 0 */
-  const int32_t *csr_start;
-  const int32_t *csr_col;
-  const double  *csr_val;
-};
-
 template <int KW, int CPL>
-__global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerRow(CIHybridSpMMArrays A, int k, const double *__restrict__ B, long long ldb, int add, double *C, long long ldc)
+__global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerRow(CIHybridArrays A, int k, const double *__restrict__ B, long long ldb, int add, double *C, long long ldc)
 {
   constexpr int   SLOTS = 32 / KW;
   const int       lane  = threadIdx.x % 32, slot = lane / KW, cl = lane % KW;
@@ -95,7 +86,7 @@ __global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerR
 }
 
 template <int KW, int CPL>
-static PetscErrorCode CIHybridSpMMLaunch(const CIHybridSpMMArrays &A, int k, cudaStream_t stream, const double *B, long long ldb, int add, double *C, long long ldc)
+static PetscErrorCode CIHybridSpMMLaunch(const CIHybridArrays &A, int k, cudaStream_t stream, const double *B, long long ldb, int add, double *C, long long ldc)
 {
   const unsigned grid = (unsigned)(((size_t)A.nrows * 32 + CIHYBRID_SPMM_BLOCK_SIZE - 1) / CIHYBRID_SPMM_BLOCK_SIZE);
 
@@ -107,7 +98,7 @@ static PetscErrorCode CIHybridSpMMLaunch(const CIHybridSpMMArrays &A, int k, cud
 
 PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
 {
-  CIHybridSpMMArrays A;
+  CIHybridArrays A;
   void              *s;
   cudaStream_t       stream;
   int                kw = 1, cpl = 1;
@@ -117,14 +108,7 @@ PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscSca
   if (!dev->nrows || !k) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
   stream      = (cudaStream_t)s;
-  A.nrows     = (int)dev->nrows;
-  A.pitch     = (int)dev->pitch;
-  A.ell_col   = dev->ell_col;
-  A.ell_val   = dev->ell_val;
-  A.ell_len   = dev->ell_len;
-  A.csr_start = dev->csr_start;
-  A.csr_col   = dev->csr_col;
-  A.csr_val   = dev->csr_val;
+  A           = CIHybridArraysOf(dev);
   while (kw < 32 && kw < k) kw *= 2;
   while (cpl < CIHYBRID_SPMM_MAX_CPL && kw * cpl < k) cpl *= 2;
   if (kw < 32) { /* k <= kw: one column per lane */

@@ -23,6 +23,7 @@ extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "cihybrid_cudaimpl.h"
 }
+#include "cihybrid_arrays.cuh"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   #error "The CIHYBRID CUDA kernels are written for real double-precision PetscScalar"
@@ -30,33 +31,6 @@ extern "C" {
 
 #define CIHYBRID_BLOCK_SIZE 128 /* fine-grained: less lost to register-limited occupancy and to the last wave */
 #define CIHYBRID_FULL_WARP  0xffffffffu
-
-/* What the kernels read of the device copy, passed by value. */
-struct CIHybridArrays {
-  int            nrows, width, pitch;
-  const int32_t *ell_col;
-  const double  *ell_val;
-  const int32_t *ell_len; /* NULL: every row has s_i = 0 */
-  const int32_t *csr_start;
-  const int32_t *csr_col;
-  const double  *csr_val;
-};
-
-static CIHybridArrays CIHybridArraysOf(CIHybridDevice d)
-{
-  CIHybridArrays A;
-
-  A.nrows     = (int)d->nrows;
-  A.width     = (int)d->width;
-  A.pitch     = (int)d->pitch;
-  A.ell_col   = d->ell_col;
-  A.ell_val   = d->ell_val;
-  A.ell_len   = d->ell_len;
-  A.csr_start = d->csr_start;
-  A.csr_col   = d->csr_col;
-  A.csr_val   = d->csr_val;
-  return A;
-}
 
 static unsigned CIHybridGridSize(PetscInt nrows, int lanes_per_row)
 {
