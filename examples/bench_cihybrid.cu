@@ -1,6 +1,10 @@
 static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (and PETSc's MATSEQAIJCUSPARSE) on a paper-like CI matrix.\n\
   -n <32768>                   rows = columns of the synthetic matrix (also try 131072)\n\
   -ref_fraction <0.1> -ref_density <0.2> -density <0.01> -seed <2018>   the matrix (ci_synthetic.h)\n\
+  -fcidump <file>              instead: the FCI Hamiltonian of these integrals (examples/fci), with\n\
+    -fci_sector <none|isym|1..8> -fci_ordering <lexical|excitation> -fci_reference <lowest|aufbau>\n\
+  -hubbard_lx <3> -hubbard_ly <4> -hubbard_t <1> -hubbard_u <8>   instead: the Hubbard model (open, half filling)\n\
+                               (FCI rows: host CSR built row by row, OpenMP threads from OMP_NUM_THREADS)\n\
   -boundary <auto|int>         CIHYBRID boundary (auto: CIHybridChooseBoundary; with -split columns the reference block edge)\n\
   -split <entries|columns>     boundary counts a row's entries or is a column index\n\
   -warmup <20> -reps <200>     untimed and timed single SpMVs per kernel (median and min reported)\n\
@@ -9,6 +13,10 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
   -sweep                       also time paper and tuned kernels for boundaries 0, step, 2 step, ..., max\n\
   -sweep_step <32> -sweep_reps <50>\n\
   -check_shapes <true>         first check every kernel on small edge-case matrices\n\
+  -spmm_k <k1,k2,...>          also time C = A B for B of k columns (n x k, column-major): CIHYBRID SpMM,\n\
+                               k tuned SpMVs and cuSPARSE SpMM (default and CSR ALG2)\n\
+  -host_only                   build the matrix, its CIHYBRID form and the references, check the host\n\
+                               products, and stop before any CUDA call (for machines without GPU)\n\
   -csv <path>                  also write every result as CSV\n";
 
 /* Effective GB/s counts the same minimal CSR traffic for every kernel,
@@ -31,10 +39,14 @@ extern "C" {
 #include "ci_synthetic.h"
 #include "cuda/common/gpumats_cuda.h"
 #include "cuda/cihybrid/cihybrid_cudaimpl.h"
+#include "cuda/cihybrid/cihybrid_spmm.h"
+#include "bench_host.h"
 }
 
 #define BENCH_TOLERANCE 1e-12
 #define BENCH_SPIN_NS   200000ULL /* longer than the host needs to queue one SpMV */
+#define BENCH_SPIN_NS_K 20000ULL  /* and this much more per column of a block product (k launches) */
+#define BENCH_MAX_SPMM  16        /* most -spmm_k values */
 
 #define BenchCallCUSPARSE(call) \
   do { \
@@ -224,7 +236,11 @@ typedef enum {
   BENCH_TUNED,
   BENCH_TRANSPOSE,
   BENCH_READ_BANDWIDTH,
-  BENCH_COPY_BANDWIDTH
+  BENCH_COPY_BANDWIDTH,
+  BENCH_SPMM_SPMVS,            /* C = A B as k tuned SpMVs, one per column */
+  BENCH_SPMM_CIHYBRID,         /* CIHybridDeviceSpMM */
+  BENCH_SPMM_CUSPARSE_DEFAULT, /* cusparseSpMM, CUSPARSE_SPMM_ALG_DEFAULT */
+  BENCH_SPMM_CUSPARSE_ALG2     /* cusparseSpMM, CUSPARSE_SPMM_CSR_ALG2 */
 } BenchKind;
 
 typedef struct {
@@ -247,6 +263,13 @@ typedef struct {
   void                *spmv_buffer[2]; /* ALG1, ALG2 */
   double              *bw_array, *bw_result;
   size_t               bw_bytes;
+  unsigned long long   spin_ns; /* of the spin kernel before each timed run */
+  /* block products: B (ncols x spmm_kmax, ld ncols) and C (nrows x spmm_kmax, ld nrows), of which
+     the first spmm_k columns are used; the cuSPARSE descriptors are of spmm_k columns */
+  PetscInt             spmm_k, spmm_kmax, spmm_lanes;
+  double              *B, *C;
+  cusparseDnMatDescr_t mat_B, mat_C;
+  void                *spmm_buffer[2]; /* default, CSR ALG2 */
 #if defined(PETSC_HAVE_CUDA)
   Mat petsc_A;
   Vec petsc_x, petsc_y;
@@ -294,6 +317,18 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
   case BENCH_COPY_BANDWIDTH: /* half the array onto the other half */
     GpuMatsCallCUDA(cudaMemcpyAsync(b->bw_array, (char *)b->bw_array + b->bw_bytes / 2, b->bw_bytes / 2, cudaMemcpyDeviceToDevice, b->stream));
     break;
+  case BENCH_SPMM_SPMVS:
+    for (PetscInt j = 0; j < b->spmm_k; j++) PetscCall(CIHybridDeviceMultTuned(b->hyb, CIHYBRID_TUNED_DEFAULT, b->spmm_lanes, b->B + (size_t)j * b->ncols, NULL, b->C + (size_t)j * b->nrows));
+    break;
+  case BENCH_SPMM_CIHYBRID:
+    PetscCall(CIHybridDeviceSpMM(b->hyb, b->spmm_k, b->B, b->ncols, PETSC_FALSE, b->C, b->nrows));
+    break;
+  case BENCH_SPMM_CUSPARSE_DEFAULT:
+    BenchCallCUSPARSE(cusparseSpMM(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, b->spmm_buffer[0]));
+    break;
+  case BENCH_SPMM_CUSPARSE_ALG2:
+    BenchCallCUSPARSE(cusparseSpMM(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG2, b->spmm_buffer[1]));
+    break;
   }
   PetscFunctionReturn(0);
 }
@@ -308,7 +343,7 @@ static PetscErrorCode BenchTime(Bench *b, const BenchKernel *k, PetscInt warmup,
   for (PetscInt r = 0; r < reps; r++) {
     float elapsed;
 
-    BenchSpin<<<1, 1, 0, b->stream>>>(BENCH_SPIN_NS);
+    BenchSpin<<<1, 1, 0, b->stream>>>(b->spin_ns);
     GpuMatsCallCUDA(cudaGetLastError());
     GpuMatsCallCUDA(cudaEventRecord(b->start, b->stream));
     PetscCall(BenchRun(b, k));
@@ -369,6 +404,14 @@ static const char *BenchKernelName(const BenchKernel *k)
     return "read_bandwidth";
   case BENCH_COPY_BANDWIDTH:
     return "copy_bandwidth";
+  case BENCH_SPMM_SPMVS:
+    return "cihybrid_tuned_spmv_x_k";
+  case BENCH_SPMM_CIHYBRID:
+    return "cihybrid_spmm";
+  case BENCH_SPMM_CUSPARSE_DEFAULT:
+    return "cusparse_spmm_default";
+  case BENCH_SPMM_CUSPARSE_ALG2:
+    return "cusparse_spmm_csr_alg2";
   }
   return "?";
 }
@@ -396,7 +439,7 @@ static PetscErrorCode BenchReport(Bench *b, const char *table, const BenchKernel
   if (err >= 0) snprintf(err_text, sizeof(err_text), "%.2e", err);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-34s %5s %10.4f %10.4f %9.1f %7.1f %11s%s\n", BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text,
                         err > BENCH_TOLERANCE ? "  FAILED" : ""));
-  if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%s\n", table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text));
+  if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%s,,\n", table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text));
   if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -662,9 +705,9 @@ static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit spli
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%8" PetscInt_FMT " %6" PetscInt_FMT " %11" PetscInt64_FMT " %11" PetscInt64_FMT " %10" PetscInt64_FMT " %9.1f %9.1f %10.4f %10.4f %9.1f %10.4f %9.1f %11.2e%s\n", boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr, fmt.padding,
                           dev_bytes / 1e6, CIHybridBytesPerMult(&fmt) / 1e6, paper_ms, paper_min, bytes / (paper_ms * 1e6), tuned_ms, bytes / (tuned_ms * 1e6), err, err > BENCH_TOLERANCE ? "  FAILED" : ""));
     if (b->csv) {
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,32,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e\n", BenchKernelName(&paper), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,32,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e,,\n", BenchKernelName(&paper), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
                              fmt.padding, dev_bytes, CIHybridBytesPerMult(&fmt), paper_ms, paper_min, bytes / (paper_ms * 1e6), 100.0 * bytes / (paper_ms * 1e6) / b->read_gbs, err_paper));
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,auto,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e\n", BenchKernelName(&tuned), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "sweep,%s,auto,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%zu,%.0f,%.6f,%.6f,%.2f,%.2f,%.2e,,\n", BenchKernelName(&tuned), boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr,
                              fmt.padding, dev_bytes, CIHybridBytesPerMult(&fmt), tuned_ms, tuned_min, bytes / (tuned_ms * 1e6), 100.0 * bytes / (tuned_ms * 1e6) / b->read_gbs, err_tuned));
     }
     if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
@@ -677,12 +720,186 @@ static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit spli
 }
 
 /* ------------------------------------------------------------------------ */
+/* Block products C = A B for dense B of k columns: the CIHYBRID SpMM kernel
+   against k tuned SpMVs (one per column) and cuSPARSE SpMM on the same CSR. */
+static void BenchFillBlock(PetscInt n, PetscInt k, double *B)
+{
+  unsigned long long state = 4242;
+
+  for (size_t i = 0; i < (size_t)n * (size_t)k; i++) B[i] = BenchUniform(&state);
+}
+
+static PetscBool BenchIsCUSPARSESpMM(BenchKind kind)
+{
+  return kind == BENCH_SPMM_CUSPARSE_DEFAULT || kind == BENCH_SPMM_CUSPARSE_ALG2 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Runs k once and returns the worst error over the spmm_k columns of C. */
+static PetscErrorCode BenchSpMMError(Bench *b, const BenchKernel *k, const double *ref, const double *absref, double *host_c, double *err)
+{
+  const size_t cbytes = (size_t)b->nrows * (size_t)b->spmm_k * sizeof(double);
+
+  PetscFunctionBegin;
+  /* NaN wherever our kernels do not write; zeros under cuSPARSE, which may read C although beta = 0
+     (an entry it did not write then shows as the reference's full size) */
+  PetscCall(GpuMatsCUDAMemset(b->C, BenchIsCUSPARSESpMM(k->kind) ? 0 : 0xff, cbytes));
+  PetscCall(BenchRun(b, k));
+  PetscCall(GpuMatsCUDACopyToHost(host_c, b->C, cbytes));
+  *err = 0.0;
+  for (PetscInt j = 0; j < b->spmm_k; j++) {
+    const size_t off = (size_t)j * (size_t)b->nrows;
+
+    *err = PetscMax(*err, BenchMaxRelError(b->nrows, host_c + off, ref + off, absref + off));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchSpMMReport(Bench *b, const BenchKernel *k, double bytes, double ms_median, double ms_min, double spmvs_ms, double err)
+{
+  char         lanes_text[16] = "-";
+  const double gbs = bytes / (ms_median * 1e-3) / 1e9, pct = b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, speedup = spmvs_ms / ms_median;
+
+  PetscFunctionBegin;
+  if (k->kind == BENCH_SPMM_SPMVS) {
+    PetscInt lanes = b->spmm_lanes;
+
+    if (!lanes) PetscCall(CIHybridDeviceTunedLanesPerRow(b->hyb, CIHYBRID_TUNED_DEFAULT, &lanes));
+    snprintf(lanes_text, sizeof(lanes_text), "%d", (int)lanes);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%4d %-28s %5s %10.4f %10.4f %9.1f %7.1f %8.2f %11.2e%s\n", (int)b->spmm_k, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, pct, speedup, err, err > BENCH_TOLERANCE ? "  FAILED" : ""));
+  if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "spmm,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%.2e,%d,%.3f\n", BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, pct, err, (int)b->spmm_k, speedup));
+  if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const PetscInt *ks, PetscInt lanes, PetscInt warmup, PetscInt reps)
+{
+  const cusparseSpMMAlg_t algs[2] = {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG2};
+  const double            one = 1.0, zero = 0.0;
+  PetscInt                kmax = 0;
+  double                 *hB, *ref, *absref, *host_c;
+  PetscLogDouble          t0, t1;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < nks; i++) kmax = PetscMax(kmax, ks[i]);
+  b->spmm_kmax  = kmax;
+  b->spmm_lanes = lanes;
+  PetscCall(PetscMalloc4((size_t)A->ncols * kmax, &hB, (size_t)A->nrows * kmax, &ref, (size_t)A->nrows * kmax, &absref, (size_t)A->nrows * kmax, &host_c));
+  BenchFillBlock(A->ncols, kmax, hB);
+  PetscCall(PetscTime(&t0));
+  BenchCSRMultBlock(A->nrows, A->rowptr, A->colidx, A->vals, kmax, hB, A->ncols, ref, absref, A->nrows);
+  PetscCall(PetscTime(&t1));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->B, (size_t)A->ncols * kmax * sizeof(double), "the SpMM block B"));
+  PetscCall(GpuMatsCUDAMalloc((void **)&b->C, (size_t)A->nrows * kmax * sizeof(double), "the SpMM block C"));
+  PetscCall(GpuMatsCUDACopyToDevice(b->B, hB, (size_t)A->ncols * kmax * sizeof(double)));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "\nSpMM C = A B, B n x k column-major random (ld n), C ld n (host reference of %d columns: %.1f s on %d threads)\n"
+                        "GB/s over the matrix once + B + C = nnz*12 + (n+1)*4 + 16*n*k bytes; x_spmvs = time of the k tuned SpMVs / time\n"
+                        "%4s %-28s %5s %10s %10s %9s %7s %8s %11s\n",
+                        (int)kmax, t1 - t0, BenchHostThreads(), "k", "kernel", "lanes", "ms_median", "ms_min", "GB/s", "%read", "x_spmvs", "max_rel_err"));
+  for (PetscInt i = 0; i < nks; i++) {
+    const PetscInt    k        = ks[i];
+    const double      bytes    = (double)b->nnz * 12.0 + (A->nrows + 1) * 4.0 + 8.0 * A->ncols * k + 8.0 * A->nrows * k;
+    const BenchKernel kernels[] = {
+      {BENCH_SPMM_SPMVS,            CIHYBRID_TUNED_DEFAULT, lanes},
+      {BENCH_SPMM_CIHYBRID,         CIHYBRID_TUNED_DEFAULT, 0    },
+      {BENCH_SPMM_CUSPARSE_DEFAULT, CIHYBRID_TUNED_DEFAULT, 0    },
+      {BENCH_SPMM_CUSPARSE_ALG2,    CIHYBRID_TUNED_DEFAULT, 0    }
+    };
+    cusparseStatus_t why[2] = {CUSPARSE_STATUS_SUCCESS, CUSPARSE_STATUS_SUCCESS};
+    double           spmvs_ms = 0.0;
+
+    b->spmm_k  = k;
+    b->spin_ns = BENCH_SPIN_NS + (unsigned long long)k * BENCH_SPIN_NS_K;
+    BenchCallCUSPARSE(cusparseCreateDnMat(&b->mat_B, A->ncols, k, A->ncols, b->B, CUDA_R_64F, CUSPARSE_ORDER_COL));
+    BenchCallCUSPARSE(cusparseCreateDnMat(&b->mat_C, A->nrows, k, A->nrows, b->C, CUDA_R_64F, CUSPARSE_ORDER_COL));
+    for (int a = 0; a < 2; a++) { /* an algorithm cuSPARSE refuses for this layout is reported, not fatal */
+      size_t bytes_a = 0;
+
+      why[a] = cusparseSpMM_bufferSize(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], &bytes_a);
+      if (why[a] != CUSPARSE_STATUS_SUCCESS) continue;
+      PetscCall(GpuMatsCUDAMalloc(&b->spmm_buffer[a], bytes_a, "the cuSPARSE SpMM buffer"));
+      why[a] = cusparseSpMM_preprocess(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], b->spmm_buffer[a]);
+    }
+    for (size_t q = 0; q < sizeof(kernels) / sizeof(kernels[0]); q++) {
+      double err = 0.0, ms_median = 0.0, ms_min = 0.0;
+
+      if (BenchIsCUSPARSESpMM(kernels[q].kind)) {
+        const int a = kernels[q].kind == BENCH_SPMM_CUSPARSE_DEFAULT ? 0 : 1;
+
+        if (why[a] != CUSPARSE_STATUS_SUCCESS) {
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "%4d %-28s refused by cuSPARSE: %s\n", (int)k, BenchKernelName(&kernels[q]), cusparseGetErrorString(why[a])));
+          continue;
+        }
+      }
+      PetscCall(BenchSpMMError(b, &kernels[q], ref, absref, host_c, &err));
+      PetscCall(BenchTime(b, &kernels[q], warmup, reps, &ms_median, &ms_min));
+      if (kernels[q].kind == BENCH_SPMM_SPMVS) spmvs_ms = ms_median;
+      PetscCall(BenchSpMMReport(b, &kernels[q], bytes, ms_median, ms_min, spmvs_ms, err));
+    }
+    BenchCallCUSPARSE(cusparseDestroyDnMat(b->mat_B));
+    BenchCallCUSPARSE(cusparseDestroyDnMat(b->mat_C));
+    b->mat_B = NULL;
+    b->mat_C = NULL;
+    for (int a = 0; a < 2; a++) {
+      PetscCall(GpuMatsCUDAFree(b->spmm_buffer[a]));
+      b->spmm_buffer[a] = NULL;
+    }
+  }
+  b->spin_ns = BENCH_SPIN_NS;
+  PetscCall(GpuMatsCUDAFree(b->B));
+  PetscCall(GpuMatsCUDAFree(b->C));
+  b->B = b->C = NULL;
+  PetscCall(PetscFree4(hB, ref, absref, host_c));
+  PetscFunctionReturn(0);
+}
+
+/* -host_only: the host products of the CIHYBRID form against the CSR references. */
+static PetscErrorCode BenchHostCheck(const BenchCSR *A, const CIHybridFormat *fmt, const double *hx, const double *ref, const double *absref, const double *hxt, const double *reft, const double *absreft, PetscInt nks, const PetscInt *ks, PetscBool *failed)
+{
+  double *y, *yt, err, errt, errb = 0.0;
+  PetscInt kmax = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(A->nrows, &y, A->ncols, &yt));
+  CIHybridMultHost(fmt, hx, NULL, y);
+  CIHybridMultTransposeHost(fmt, hxt, NULL, yt);
+  err  = BenchMaxRelError(A->nrows, y, ref, absref);
+  errt = BenchMaxRelError(A->ncols, yt, reft, absreft);
+  for (PetscInt i = 0; i < nks; i++) kmax = PetscMax(kmax, ks[i]);
+  if (kmax) { /* the block reference, column by column against the CIHYBRID host product */
+    double        *hB, *C, *absC;
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscMalloc3((size_t)A->ncols * kmax, &hB, (size_t)A->nrows * kmax, &C, (size_t)A->nrows * kmax, &absC));
+    BenchFillBlock(A->ncols, kmax, hB);
+    PetscCall(PetscTime(&t0));
+    BenchCSRMultBlock(A->nrows, A->rowptr, A->colidx, A->vals, kmax, hB, A->ncols, C, absC, A->nrows);
+    PetscCall(PetscTime(&t1));
+    for (PetscInt j = 0; j < kmax; j++) {
+      CIHybridMultHost(fmt, hB + (size_t)j * A->ncols, NULL, y);
+      errb = PetscMax(errb, BenchMaxRelError(A->nrows, y, C + (size_t)j * A->nrows, absC + (size_t)j * A->nrows));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host block reference of %d columns: %.2f s on %d threads\n", (int)kmax, t1 - t0, BenchHostThreads()));
+    PetscCall(PetscFree3(hB, C, absC));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host check (-host_only): CIHYBRID host SpMV max rel error %.2e, transpose %.2e", err, errt));
+  if (kmax) PetscCall(PetscPrintf(PETSC_COMM_SELF, ", %d-column block %.2e", (int)kmax, errb));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+  *failed = PetscMax(PetscMax(err, errt), errb) > BENCH_TOLERANCE ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscFree2(y, yt));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
 static PetscErrorCode BenchMain(PetscBool *failed)
 {
   CISyntheticSpec spec = {32768, 0.1, 0.2, 0.01, PETSC_FALSE, 2018};
   PetscInt        boundary = -1, warmup = 20, reps = 200, lanes = 0, sweep_step = 32, sweep_reps = 50, split_index = 0, seed = 2018;
   PetscReal       bw_gib = 4.0;
-  PetscBool       sweep = PETSC_FALSE, check_shapes = PETSC_TRUE, avail, set;
+  PetscInt        spmm_ks[BENCH_MAX_SPMM], nspmm = BENCH_MAX_SPMM;
+  PetscBool       sweep = PETSC_FALSE, check_shapes = PETSC_TRUE, avail, set, host_only = PETSC_FALSE, has_help;
+  BenchFCIInfo    fci;
   const char     *split_names[] = {"entries", "columns"}, *why;
   char            boundary_text[64] = "auto", csv_path[PETSC_MAX_PATH_LEN] = "";
   Bench           b;
@@ -713,37 +930,49 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sweep_reps", &sweep_reps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_shapes", &check_shapes, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv_path, sizeof(csv_path), NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-spmm_k", spmm_ks, &nspmm, &set));
+  if (!set) nspmm = 0;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-host_only", &host_only, NULL));
   PetscCheck(spec.n > 0 && reps > 0 && warmup >= 0 && sweep_step > 0 && sweep_reps > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need -n, -reps, -sweep_step, -sweep_reps > 0 and -warmup >= 0");
+  for (PetscInt i = 0; i < nspmm; i++) PetscCheck(spmm_ks[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-spmm_k: every k must be positive, not %" PetscInt_FMT, spmm_ks[i]);
+  PetscCall(PetscOptionsHasHelp(NULL, &has_help));
+  if (has_help) PetscFunctionReturn(0); /* PetscInitialize printed the help */
+  b.spin_ns = BENCH_SPIN_NS;
 
-  PetscCall(GpuMatsCUDAInitialize(&avail, &why));
-  PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "bench_cihybrid needs a CUDA device: %s", why);
-  PetscCall(GpuMatsCUDAGetStream(&stream));
-  b.stream = (cudaStream_t)stream;
-  GpuMatsCallCUDA(cudaEventCreate(&b.start));
-  GpuMatsCallCUDA(cudaEventCreate(&b.stop));
-  GpuMatsCallCUDA(cudaGetDevice(&device));
-  GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device %d: %s, %d SMs, %.1f GiB; PETSc %s CUDA\n", device, prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
+  if (!host_only) {
+    PetscCall(GpuMatsCUDAInitialize(&avail, &why));
+    PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "bench_cihybrid needs a CUDA device: %s", why);
+    PetscCall(GpuMatsCUDAGetStream(&stream));
+    b.stream = (cudaStream_t)stream;
+    GpuMatsCallCUDA(cudaEventCreate(&b.start));
+    GpuMatsCallCUDA(cudaEventCreate(&b.stop));
+    GpuMatsCallCUDA(cudaGetDevice(&device));
+    GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, device));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device %d: %s, %d SMs, %.1f GiB; PETSc %s CUDA\n", device, prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
 #if defined(PETSC_HAVE_CUDA)
-                        "with"
+                          "with"
 #else
-                        "without"
+                          "without"
 #endif
-                        ));
-  if (csv_path[0]) {
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, csv_path, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "table,kernel,lanes,boundary,width,nnz_ell,nnz_csr,padding,device_bytes,model_bytes,ms_median,ms_min,gbs,pct_read,max_rel_err\n"));
+                          ));
+    if (csv_path[0]) {
+      PetscCall(PetscFOpen(PETSC_COMM_SELF, csv_path, "w", &b.csv));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "table,kernel,lanes,boundary,width,nnz_ell,nnz_csr,padding,device_bytes,model_bytes,ms_median,ms_min,gbs,pct_read,max_rel_err,k,speedup_vs_spmvs\n"));
+    }
+    if (check_shapes) PetscCall(BenchCheckShapes(&b));
+    PetscCall(BenchMeasureBandwidth(&b, bw_gib, 20));
   }
-  if (check_shapes) PetscCall(BenchCheckShapes(&b));
-  PetscCall(BenchMeasureBandwidth(&b, bw_gib, 20));
 
-  /* the matrix, its CIHYBRID form and the host reference */
+  /* the matrix (FCI rows or synthetic), its CIHYBRID form and the host reference */
   PetscCall(PetscTime(&t0));
-  PetscCall(BenchCSRFromSynthetic(&spec, &A));
+  PetscCall(BenchFCIMatrix(&fci, &A.nrows, &A.rowptr, &A.colidx, &A.vals));
+  if (fci.used) A.ncols = A.nrows;
+  else PetscCall(BenchCSRFromSynthetic(&spec, &A));
   PetscCall(PetscTime(&t1));
   b.nrows = A.nrows;
   b.ncols = A.ncols;
   b.nnz   = A.rowptr[A.nrows];
+  PetscCheck(boundary >= 0 || split_index == CIHYBRID_SPLIT_ENTRIES || !fci.used, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-split columns on an FCI matrix: give -boundary <column>");
   if (boundary < 0) /* entries: the byte model's choice; columns: the edge of the reference block */
     boundary = split_index == CIHYBRID_SPLIT_ENTRIES ? CIHybridChooseBoundary(A.nrows, A.rowptr, NULL) : (PetscInt)floor(spec.ref_fraction * spec.n + 0.5);
   BenchCheckBuild(CIHybridBuildFromCSR(A.nrows, A.ncols, A.rowptr, A.colidx, A.vals, (CIHybridSplit)split_index, boundary, &fmt));
@@ -754,11 +983,25 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   BenchCSRMult(&A, hx, NULL, ref, absref);
   BenchCSRMultTranspose(&A, hxt, NULL, reft, absreft);
   bytes = (double)b.nnz * 12.0 + (A.nrows + 1) * 4.0 + 8.0 * A.ncols + 8.0 * A.nrows;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMatrix: n %" PetscInt_FMT ", nnz %" PetscInt_FMT " (%.1f a row, longest %" PetscInt64_FMT "), generated in %.1f s; ref_fraction %g ref_density %g density %g seed %" PetscInt_FMT "\n", A.nrows, b.nnz, (double)b.nnz / A.nrows, fmt.max_row_len,
-                        t1 - t0, spec.ref_fraction, spec.ref_density, spec.density, seed));
+  if (fci.used)
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMatrix: %s\n        n %" PetscInt_FMT ", nnz %" PetscInt_FMT " (%.1f a row, longest %" PetscInt64_FMT "), built in %.1f s (integrals, space, tables %.1f s; rows %.1f s on %d threads)\n", fci.description, A.nrows, b.nnz, (double)b.nnz / A.nrows,
+                          fmt.max_row_len, t1 - t0, fci.setup_seconds, fci.rows_seconds, fci.threads));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMatrix: n %" PetscInt_FMT ", nnz %" PetscInt_FMT " (%.1f a row, longest %" PetscInt64_FMT "), generated in %.1f s; ref_fraction %g ref_density %g density %g seed %" PetscInt_FMT "\n", A.nrows, b.nnz, (double)b.nnz / A.nrows, fmt.max_row_len,
+                          t1 - t0, spec.ref_fraction, spec.ref_density, spec.density, seed));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "CIHYBRID: split %s, boundary %" PetscInt_FMT "%s, width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", nnz_ell %" PetscInt64_FMT ", nnz_csr %" PetscInt64_FMT ", padding %" PetscInt64_FMT ", rows with remainder %" PetscInt64_FMT "\n",
                         split_names[split_index], boundary, strcmp(boundary_text, "auto") ? "" : " (auto)", fmt.width, fmt.pitch, fmt.nnz_ell, fmt.nnz_csr, fmt.padding, fmt.rows_with_csr));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "Minimal CSR traffic per SpMV: %.1f MB (GB/s below = this / median time)\n", bytes / 1e6));
+  if (host_only) {
+    PetscCall(BenchHostCheck(&A, &fmt, hx, ref, absref, hxt, reft, absreft, nspmm, spmm_ks, &b.failed));
+    PetscCall(PetscFree4(hx, ref, absref, host_y));
+    PetscCall(PetscFree4(hxt, reft, absreft, host_yt));
+    CIHybridFormatFree(&fmt);
+    PetscCall(BenchCSRFree(&A));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s\n", b.failed ? "FAILED: some host product's error exceeds 1e-12" : "Host products within 1e-12 of the host CSR reference (no device run: -host_only)"));
+    *failed = b.failed;
+    PetscFunctionReturn(0);
+  }
 
   /* device copies */
   PetscCall(GpuMatsCUDAMalloc((void **)&b.x, (size_t)A.ncols * sizeof(double), "x"));
@@ -802,6 +1045,7 @@ static PetscErrorCode BenchMain(PetscBool *failed)
     PetscCall(BenchTime(&b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
     PetscCall(BenchReport(&b, "transpose", &transpose, bytes, ms_median, ms_min, err));
   }
+  if (nspmm) PetscCall(BenchSpMM(&b, &A, nspmm, spmm_ks, lanes, warmup, reps));
   if (sweep) PetscCall(BenchSweep(&b, &A, (CIHybridSplit)split_index, sweep_step, PetscMin(warmup, 5), sweep_reps, ref, absref, host_y, bytes));
 
   /* release */

@@ -374,38 +374,39 @@ static PetscInt FCIRowLexical(FCIRowGenerator g, PetscInt L, PetscInt *cols, Pet
   return nz;
 }
 
+PetscInt FCIRowGeneratorGetRowThreadSafe(FCIRowGenerator gen, PetscInt row, PetscInt cols[], PetscScalar vals[], PetscInt wcols[], PetscScalar wvals[], unsigned char wlev[])
+{
+  const FCIDetSpace *sp = gen->sp;
+  PetscInt           k, cnt[FCI_MAX_LEVELS + 1] = {0};
+
+  if (!sp->perm) return FCIRowLexical(gen, row, cols, vals);
+  /* Excitation ordering: index = level_start[level] + (rank within the level in lexical order), so the
+     lexically sorted row becomes sorted by a stable counting sort on the level. */
+  k = FCIRowLexical(gen, sp->iperm[row], wcols, wvals);
+  for (PetscInt q = 0; q < k; q++) {
+    const PetscInt c = sp->perm[wcols[q]];
+    PetscInt       l = 0;
+    while (c >= sp->level_start[l + 1]) l++;
+    wlev[q]  = (unsigned char)l;
+    wcols[q] = c;
+    cnt[l + 1]++;
+  }
+  for (PetscInt l = 0; l < sp->nlevel; l++) cnt[l + 1] += cnt[l];
+  for (PetscInt q = 0; q < k; q++) {
+    const PetscInt pos = cnt[wlev[q]]++;
+    cols[pos]          = wcols[q];
+    vals[pos]          = wvals[q];
+  }
+  return k;
+}
+
 PetscErrorCode FCIRowGeneratorGetRow(FCIRowGenerator gen, PetscInt row, PetscInt *nz, PetscInt cols[], PetscScalar vals[])
 {
   const FCIDetSpace *sp = gen->sp;
-  PetscInt           k;
 
   PetscFunctionBeginUser;
   PetscCheck(row >= 0 && row < sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " outside 0..%" PetscInt_FMT, row, sp->ndet - 1);
-  if (!sp->perm) {
-    *nz = FCIRowLexical(gen, row, cols, vals);
-    PetscFunctionReturn(0);
-  }
-  /* Excitation ordering: index = level_start[level] + (rank within the level in lexical order), so the
-     lexically sorted row becomes sorted by a stable counting sort on the level. */
-  k = FCIRowLexical(gen, sp->iperm[row], gen->wcols, gen->wvals);
-  {
-    PetscInt cnt[FCI_MAX_LEVELS + 1] = {0};
-    for (PetscInt q = 0; q < k; q++) {
-      const PetscInt c = sp->perm[gen->wcols[q]];
-      PetscInt       l = 0;
-      while (c >= sp->level_start[l + 1]) l++;
-      gen->wlev[q] = (unsigned char)l;
-      gen->wcols[q] = c;
-      cnt[l + 1]++;
-    }
-    for (PetscInt l = 0; l < sp->nlevel; l++) cnt[l + 1] += cnt[l];
-    for (PetscInt q = 0; q < k; q++) {
-      const PetscInt pos = cnt[gen->wlev[q]]++;
-      cols[pos]          = gen->wcols[q];
-      vals[pos]          = gen->wvals[q];
-    }
-  }
-  *nz = k;
+  *nz = FCIRowGeneratorGetRowThreadSafe(gen, row, cols, vals, gen->wcols, gen->wvals, gen->wlev);
   PetscFunctionReturn(0);
 }
 

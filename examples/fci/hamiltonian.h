@@ -29,6 +29,13 @@ PetscErrorCode FCIRowGeneratorGetMaxRowLength(FCIRowGenerator gen, PetscInt *max
 /* Row 'row' (basis index of the space's ordering): nz entries, columns
    ascending, into cols[] and vals[] of FCIRowGeneratorGetMaxRowLength entries. */
 PetscErrorCode FCIRowGeneratorGetRow(FCIRowGenerator gen, PetscInt row, PetscInt *nz, PetscInt cols[], PetscScalar vals[]);
+/* The same row, callable from several threads at once on one generator (e.g. an
+   OpenMP loop over rows): plain C, no PETSc error or stack handling (row must
+   be in 0..ndet-1), and the work arrays the excitation ordering needs come
+   from the caller, maxlen entries each, one set per thread (with the lexical
+   ordering they are not touched and may be NULL).  Returns the number of
+   entries written to cols[] and vals[]. */
+PetscInt FCIRowGeneratorGetRowThreadSafe(FCIRowGenerator gen, PetscInt row, PetscInt cols[], PetscScalar vals[], PetscInt wcols[], PetscScalar wvals[], unsigned char wlev[]);
 
 /* Fills A with the Hamiltonian.  A comes from MatCreate (+ MatSetType or
    MatSetFromOptions: any type that accepts MatSetValues, e.g. aij, sbaij,
