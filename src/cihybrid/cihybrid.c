@@ -101,13 +101,8 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   Mat B;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
-  B = *newmat;
+  PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
   PetscCall(GpuMatsShadowRestoreParent(B, &((Mat_SeqAIJCIHybrid *)B->spptr)->shadow));
   PetscCall(CIHybridContextDestroy(B));
@@ -159,13 +154,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscBool           already;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
-  B = *newmat;
+  PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCIHYBRID, &already));
   if (already) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATSEQAIJ can be converted", ((PetscObject)B)->type_name, MATSEQAIJCIHYBRID);

@@ -200,13 +200,8 @@ static PetscErrorCode MatConvert_MPIAIJCIHybrid_MPIAIJ(Mat A, MatType type, MatR
   Mat B, Ad, Ao;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
-  B = *newmat;
+  PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &Ad, &Ao, NULL));
     if (Ad) PetscCall(MatConvert(Ad, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ad));
@@ -253,13 +248,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscBool           already;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
-  B = *newmat;
+  PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJCIHYBRID, &already));
   if (already) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATMPIAIJ can be converted", ((PetscObject)B)->type_name, MATMPIAIJCIHYBRID);

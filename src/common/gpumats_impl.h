@@ -1,5 +1,5 @@
 /* Private machinery shared by the formats: the AIJ shadow, backend choice,
-   vector access for the device, MPI block conversion. */
+   vector access for the device. */
 #pragma once
 #include <gpumats.h>
 #include <petsc/private/matimpl.h>
@@ -38,6 +38,7 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowInit(Mat, GpuMatsShadow *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowCheck(Mat, const GpuMatsShadow *, GpuMatsShadowChange *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrent(Mat, GpuMatsShadow *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowRestoreParent(Mat, GpuMatsShadow *);
+PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
 
 /* ---- backend ---- */
 PETSC_INTERN const char *const GpuMatsBackends[];
@@ -64,9 +65,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode GpuMatsVecGetDeviceArray(Vec, GpuMatsAccess, GpuMatsStage *, GpuMatsDeviceVec *);
 PETSC_INTERN PetscErrorCode GpuMatsVecRestoreDeviceArray(GpuMatsDeviceVec *);
 #endif
-
-/* ---- MPI: convert the diagonal and off-diagonal blocks of an MPIAIJ ---- */
-PETSC_INTERN PetscErrorCode GpuMatsMPIConvertBlocks(Mat, PetscErrorCode (*)(Mat, void *), void *);
 
 /* ---- the formats ---- */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);

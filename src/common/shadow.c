@@ -40,3 +40,21 @@ PetscErrorCode GpuMatsShadowRestoreParent(Mat A, GpuMatsShadow *s)
   *A->ops = s->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The matrix a MatConvert() to or from a shadow type changes: A itself
+   (MAT_INPLACE_MATRIX) or a copy of it (MAT_INITIAL_MATRIX). For
+   MAT_REUSE_MATRIX the values are copied into *newmat and *B is NULL:
+   nothing is left to convert. */
+PetscErrorCode GpuMatsConvertTarget(Mat A, MatReuse reuse, Mat *newmat, Mat *B)
+{
+  PetscFunctionBegin;
+  *B = NULL;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else *newmat = A;
+  *B = *newmat;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
