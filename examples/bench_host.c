@@ -22,119 +22,25 @@ int BenchHostThreads(void)
 #endif
 }
 
-/* The rows of one chunk, in plain malloc memory (threads allocate them). */
-typedef struct {
-  PetscInt    *cols;
-  PetscScalar *vals;
-  size_t       nnz;
-} BenchRowChunk;
-
-/* Rows in chunks of consecutive rows, handed out dynamically to the threads; each
-   chunk grows its own buffers, then the chunks are copied into the final arrays.
-   rowptr[i+1] holds the length of row i until the prefix sum. */
-static PetscErrorCode BenchFCIRows(FCIRowGenerator gen, PetscBool need_work, PetscInt maxlen, PetscInt n, PetscInt **rowptr_out, PetscInt **colidx_out, PetscScalar **vals_out)
+/* The whole matrix as CSR: the row lengths, then the rows (both sweeps in parallel). */
+static PetscErrorCode BenchFCIRows(FCIRowGenerator gen, PetscInt n, PetscInt **rowptr_out, PetscInt **colidx_out, PetscScalar **vals_out)
 {
-  const PetscInt nchunks = PetscMax(1, PetscMin(n, 64 * (PetscInt)BenchHostThreads()));
-  BenchRowChunk *chunks;
-  PetscInt      *rowptr, *colidx = NULL;
-  PetscScalar   *vals = NULL;
-  PetscInt64     total = 0;
-  int            failed = 0;
+  PetscInt   *len, *rowptr;
+  PetscInt64 *offset;
 
   PetscFunctionBegin;
+  PetscCall(PetscMalloc2(n, &len, n + 1, &offset));
+  PetscCall(FCIRowGeneratorCountRows(gen, 0, n, 0, n, len, NULL, NULL, NULL));
+  offset[0] = 0;
+  for (PetscInt i = 0; i < n; i++) offset[i + 1] = offset[i] + len[i];
+  PetscCheck(offset[n] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The FCI matrix has %" PetscInt64_FMT " nonzeros, more than PetscInt holds (%" PetscInt_FMT ")", offset[n], PETSC_MAX_INT);
   PetscCall(PetscMalloc1(n + 1, &rowptr));
-  PetscCall(PetscCalloc1(nchunks, &chunks));
-  rowptr[0] = 0;
-  BENCH_OMP(omp parallel)
-  {
-    PetscInt      *wcols = NULL;
-    PetscScalar   *wvals = NULL;
-    unsigned char *wlev  = NULL;
-
-    if (need_work) { /* the excitation ordering's work rows, one set per thread */
-      wcols = (PetscInt *)malloc((size_t)maxlen * sizeof(PetscInt));
-      wvals = (PetscScalar *)malloc((size_t)maxlen * sizeof(PetscScalar));
-      wlev  = (unsigned char *)malloc((size_t)maxlen);
-      if (!wcols || !wvals || !wlev) {
-        BENCH_OMP(omp atomic write)
-        failed = 1;
-      }
-    }
-    BENCH_OMP(omp for schedule(dynamic, 1))
-    for (PetscInt c = 0; c < nchunks; c++) {
-      const PetscInt lo = (PetscInt)((PetscInt64)n * c / nchunks), hi = (PetscInt)((PetscInt64)n * (c + 1) / nchunks);
-      size_t         cap = (size_t)(hi - lo) * (size_t)PetscMin(maxlen, 64) + (size_t)maxlen, used = 0;
-      PetscInt      *cols;
-      PetscScalar   *vv;
-      int            stop;
-
-      BENCH_OMP(omp atomic read)
-      stop = failed;
-      if (stop || lo == hi) continue;
-      cols = (PetscInt *)malloc(cap * sizeof(PetscInt));
-      vv   = (PetscScalar *)malloc(cap * sizeof(PetscScalar));
-      for (PetscInt i = lo; i < hi && cols && vv; i++) {
-        if (used + (size_t)maxlen > cap) {
-          const size_t newcap = cap + cap / 2 + (size_t)maxlen;
-          PetscInt    *c2     = (PetscInt *)realloc(cols, newcap * sizeof(PetscInt));
-          PetscScalar *v2;
-
-          if (!c2) break; /* cols is still valid: freed below */
-          cols = c2;
-          v2   = (PetscScalar *)realloc(vv, newcap * sizeof(PetscScalar));
-          if (!v2) break;
-          vv  = v2;
-          cap = newcap;
-        }
-        rowptr[i + 1] = FCIRowGeneratorGetRowThreadSafe(gen, i, cols + used, vv + used, wcols, wvals, wlev);
-        used += (size_t)rowptr[i + 1];
-        if (i + 1 == hi) { /* complete */
-          chunks[c].cols = cols;
-          chunks[c].vals = vv;
-          chunks[c].nnz  = used;
-          cols           = NULL;
-          vv             = NULL;
-        }
-      }
-      if (cols || vv || !chunks[c].cols) { /* a failed allocation left the chunk incomplete */
-        free(cols);
-        free(vv);
-        BENCH_OMP(omp atomic write)
-        failed = 1;
-      }
-    }
-    free(wcols);
-    free(wvals);
-    free(wlev);
-  }
-  if (!failed) {
-    for (PetscInt c = 0; c < nchunks; c++) total += (PetscInt64)chunks[c].nnz;
-    if (total <= PETSC_MAX_INT) {
-      PetscCall(PetscMalloc1((size_t)total, &colidx));
-      PetscCall(PetscMalloc1((size_t)total, &vals));
-      for (PetscInt i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
-      BENCH_OMP(omp parallel for schedule(dynamic, 1))
-      for (PetscInt c = 0; c < nchunks; c++) {
-        const PetscInt lo = (PetscInt)((PetscInt64)n * c / nchunks);
-
-        if (chunks[c].nnz) {
-          memcpy(colidx + rowptr[lo], chunks[c].cols, chunks[c].nnz * sizeof(PetscInt));
-          memcpy(vals + rowptr[lo], chunks[c].vals, chunks[c].nnz * sizeof(PetscScalar));
-        }
-      }
-    }
-  }
-  for (PetscInt c = 0; c < nchunks; c++) {
-    free(chunks[c].cols);
-    free(chunks[c].vals);
-  }
-  PetscCall(PetscFree(chunks));
-  if (failed || total > PETSC_MAX_INT) PetscCall(PetscFree(rowptr));
-  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory while generating the FCI rows");
-  PetscCheck(total <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The FCI matrix has %" PetscInt64_FMT " nonzeros, more than PetscInt holds (%" PetscInt_FMT ")", total, PETSC_MAX_INT);
+  for (PetscInt i = 0; i <= n; i++) rowptr[i] = (PetscInt)offset[i];
+  PetscCall(PetscMalloc1((size_t)offset[n], colidx_out));
+  PetscCall(PetscMalloc1((size_t)offset[n], vals_out));
+  PetscCall(FCIRowGeneratorGetRows(gen, 0, n, offset, *colidx_out, *vals_out));
+  PetscCall(PetscFree2(len, offset));
   *rowptr_out = rowptr;
-  *colidx_out = colidx;
-  *vals_out   = vals;
   PetscFunctionReturn(0);
 }
 
@@ -148,6 +54,7 @@ PetscErrorCode BenchFCIMatrix(BenchFCIInfo *info, PetscInt *n, PetscInt **rowptr
   FCIDetSpace       *space;
   FCIRowGenerator    gen;
   PetscLogDouble     t0, t1, t2;
+  PetscInt           nthreads;
   size_t             len;
 
   PetscFunctionBegin;
@@ -185,8 +92,9 @@ PetscErrorCode BenchFCIMatrix(BenchFCIInfo *info, PetscInt *n, PetscInt **rowptr
   PetscCall(FCIRowGeneratorCreate(ints, space, 0.0, &gen));
   PetscCall(FCIRowGeneratorGetMaxRowLength(gen, &info->maxlen));
   PetscCall(PetscTime(&t1));
-  info->threads = BenchHostThreads();
-  PetscCall(BenchFCIRows(gen, space->perm ? PETSC_TRUE : PETSC_FALSE, info->maxlen, space->ndet, rowptr, colidx, vals));
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
+  info->threads = (int)nthreads;
+  PetscCall(BenchFCIRows(gen, space->ndet, rowptr, colidx, vals));
   PetscCall(PetscTime(&t2));
   info->setup_seconds = t1 - t0;
   info->rows_seconds  = t2 - t1;

@@ -5,7 +5,8 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
                      "                         -hubbard_nup, -hubbard_ndown (default 3x4, open, t 1, U 8, half filling)\n"
                      "  -fcidump <file>        integrals of an FCIDUMP file\n"
                      "                         both: -fci_sector none|isym|1..8, -fci_ordering lexical|excitation,\n"
-                     "                         -fci_reference lowest|aufbau, -fci_droptol <tol>\n"
+                     "                         -fci_reference lowest|aufbau, -fci_droptol <tol>, -fci_threads <n> (rows built on\n"
+                     "                         OpenMP threads: default OMP_NUM_THREADS, else the cores shared by the node's ranks)\n"
                      "  -synthetic             paper-like synthetic CI matrix (ci_synthetic.h): -n, -ci_ref_fraction,\n"
                      "                         -ci_ref_density, -ci_density, -ci_seed\n"
                      "  -load <file>           a PETSc binary matrix (MatLoad)\n"
@@ -16,7 +17,8 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
                      "  -reference <E1,E2,...>  reference energies, lowest first (also repeated -reference E);\n"
                      "                          the default 3x4 Hubbard case has its published -4.913259209075605\n"
                      "  -ref_tol <tol>          largest |computed - reference| allowed (default 1e-8): exit status 1 beyond\n"
-                     "  -check [-check_tol t]   also solve with the matrix converted to MATAIJ and compare (default off)\n\n";
+                     "  -check [-check_tol t]   also solve with the matrix converted to MATAIJ and compare (default off)\n"
+                     "  -csv <file> [-csv_label s]  appends one line of results (a header first if the file is new)\n\n";
 
 #include <slepceps.h>
 #include <petscversion.h>
@@ -314,6 +316,39 @@ static PetscErrorCode CIReport(MPI_Comm comm, const CISolveResult *r, PetscInt n
   PetscFunctionReturn(0);
 }
 
+/* Appends the solve's results as one CSV line to 'file' (with the header if the file is empty). */
+static PetscErrorCode CIWriteCSV(Mat A, const char file[], const char label[], PetscLogDouble build, const CISolveResult *r)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt rank, size;
+  MatType     type;
+  MatInfo     info;
+  PetscInt    N;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatGetType(A, &type));
+  PetscCall(MatGetSize(A, &N, NULL));
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+  if (rank == 0) {
+    FILE *f = fopen(file, "a");
+    long  at;
+
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s to append the results", file);
+    at = ftell(f);
+    if (at == 0) fprintf(f, "label,mat_type,ranks,eps_type,n,nnz,build_s,solve_s,matmult_s,matmult_calls,matmatmult_s,matmatmult_calls,format_s,iterations,converged,e0,e1,e2,e3\n");
+    fprintf(f, "%s,%s,%d,%s,%ld,%.0f,%.4f,%.4f,%.4f,%d,%.4f,%d,%.4f,%ld,%ld", label, type, (int)size, r->type, (long)N, info.nz_used, build, r->solve, r->mult, r->nmult, r->product, r->nproduct, r->fmt, (long)r->its, (long)r->nconv);
+    for (PetscInt i = 0; i < 4; i++) {
+      if (i < r->nfound) fprintf(f, ",%.12f", (double)r->eig[i]);
+      else fprintf(f, ",");
+    }
+    fprintf(f, "\n");
+    PetscCheck(fclose(f) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write the results to %s", file);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Solves again with A converted to MATAIJ; passed: the same number of eigenvalues converged and they
    differ by at most tol relative to the largest of them. */
 static PetscErrorCode CICheckAgainstAIJ(Mat A, const CISolveResult *r, PetscReal tol, PetscBool *passed)
@@ -435,7 +470,8 @@ int main(int argc, char **argv)
 {
   MPI_Comm           comm;
   char               fcidump[PETSC_MAX_PATH_LEN] = "", loadfile[PETSC_MAX_PATH_LEN] = "", savefile[PETSC_MAX_PATH_LEN] = "", lattice[64] = "";
-  PetscBool          has_fcidump = PETSC_FALSE, has_load = PETSC_FALSE, has_save = PETSC_FALSE, has_lattice = PETSC_FALSE, synthetic = PETSC_FALSE;
+  char               csvfile[PETSC_MAX_PATH_LEN] = "", csvlabel[64] = "ci_eigen";
+  PetscBool          has_fcidump = PETSC_FALSE, has_load = PETSC_FALSE, has_save = PETSC_FALSE, has_lattice = PETSC_FALSE, synthetic = PETSC_FALSE, has_csv = PETSC_FALSE;
   PetscBool          hubbard_set = PETSC_FALSE, set, check = PETSC_FALSE, ref_set, ref_passed = PETSC_TRUE, check_passed = PETSC_TRUE, isaij;
   CISource           source;
   FCIHubbardSpec     hs = CIHubbardPublished;
@@ -494,6 +530,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsRealArray("-reference", "Reference energies, lowest first (comma list; the option may be repeated)", NULL, ref, &nref, &ref_set));
   PetscCall(PetscOptionsReal("-ref_tol", "Largest |energy - reference| allowed", NULL, ref_tol, &ref_tol, NULL));
   PetscCall(PetscOptionsBool("-check", "Solve again with the matrix converted to MATAIJ and compare the eigenvalues", NULL, check, &check, NULL));
+  PetscCall(PetscOptionsString("-csv", "Append one line of results to this CSV file", NULL, csvfile, csvfile, sizeof(csvfile), &has_csv));
+  PetscCall(PetscOptionsString("-csv_label", "First column of the -csv line", NULL, csvlabel, csvlabel, sizeof(csvlabel), NULL));
   PetscCall(PetscOptionsReal("-check_tol", "Largest eigenvalue difference allowed by -check, relative to the largest eigenvalue", NULL, check_tol, &check_tol, NULL));
   PetscOptionsEnd();
   if (!ref_set) nref = 0;
@@ -501,6 +539,7 @@ int main(int argc, char **argv)
   PetscCheck(!has_fcidump || fcidump[0], comm, PETSC_ERR_ARG_WRONG, "-fcidump needs a file name");
   PetscCheck(!has_load || loadfile[0], comm, PETSC_ERR_ARG_WRONG, "-load needs a file name");
   PetscCheck(!has_save || savefile[0], comm, PETSC_ERR_ARG_WRONG, "-save needs a file name");
+  PetscCheck(!has_csv || csvfile[0], comm, PETSC_ERR_ARG_WRONG, "-csv needs a file name");
   PetscCheck(ref_tol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ref_tol %g: must be nonnegative", (double)ref_tol);
 
   nsources = (has_fcidump ? 1 : 0) + (has_load ? 1 : 0) + (synthetic ? 1 : 0) + (hubbard_set ? 1 : 0);
@@ -584,6 +623,7 @@ int main(int argc, char **argv)
   PetscCall(CISolve(A, nev, "CI eigensolve", &res));
   PetscCall(CIReportDevice(A));
   PetscCall(CIReport(comm, &res, nref, ref, ref_tol, &ref_passed));
+  if (has_csv) PetscCall(CIWriteCSV(A, csvfile, csvlabel, tbmax[0], &res));
   PetscCheck(res.nfound > 0, comm, PETSC_ERR_NOT_CONVERGED, "No eigenvalue converged: raise -eps_max_it or -eps_ncv");
 
   if (check) {

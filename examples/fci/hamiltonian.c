@@ -10,6 +10,14 @@
    phases times (ia|jb).  A single i->a has element
    h_ia + sum_{k in same spin, k != i} [(ia|kk) - (ik|ka)] + sum_{k in other spin} (ia|kk). */
 #include "hamiltonian.h"
+#include <stdlib.h>
+#include <string.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+  #define FCI_OMP(...) _Pragma(#__VA_ARGS__)
+#else
+  #define FCI_OMP(...)
+#endif
 
 typedef struct {
   PetscInt       n;          /* electrons */
@@ -33,7 +41,8 @@ struct _n_FCIRowGenerator {
   PetscBool          *pair_nz;   /* [norb*norb]: some (ia|jb) != 0 */
   PetscReal          *J;         /* (ii|jj) */
   PetscInt            maxlen;
-  PetscInt           *wcols; /* work row for the excitation ordering */
+  int                 nthreads; /* of FCIRowGeneratorCountRows and FCIRowGeneratorGetRows */
+  PetscInt           *wcols;    /* work row of FCIRowGeneratorGetRow for the excitation ordering */
   PetscScalar        *wvals;
   unsigned char      *wlev;
 };
@@ -221,7 +230,12 @@ PetscErrorCode FCIRowGeneratorCreate(const FCIIntegrals *ints, const FCIDetSpace
   g->maxlen = 1 + g->pa->nsgl + g->pb->nsgl + maxda + maxdb + g->pa->nsgl * g->pb->nsgl;
   g->maxlen = PetscMin(g->maxlen, space->ndet);
   PetscCall(PetscMalloc3(g->maxlen, &g->wcols, g->maxlen, &g->wvals, g->maxlen, &g->wlev));
-  *gen      = g;
+#if defined(_OPENMP)
+  g->nthreads = omp_get_max_threads();
+#else
+  g->nthreads = 1;
+#endif
+  *gen = g;
   PetscFunctionReturn(0);
 }
 
@@ -374,7 +388,10 @@ static PetscInt FCIRowLexical(FCIRowGenerator g, PetscInt L, PetscInt *cols, Pet
   return nz;
 }
 
-PetscInt FCIRowGeneratorGetRowThreadSafe(FCIRowGenerator gen, PetscInt row, PetscInt cols[], PetscScalar vals[], PetscInt wcols[], PetscScalar wvals[], unsigned char wlev[])
+/* Row 'row' of the space's ordering; callable from several threads at once: plain C, and the
+   work rows of the excitation ordering (maxlen entries each; unused, may be NULL, with the
+   lexical ordering) come from the caller. */
+static PetscInt FCIRowOrdered(FCIRowGenerator gen, PetscInt row, PetscInt cols[], PetscScalar vals[], PetscInt wcols[], PetscScalar wvals[], unsigned char wlev[])
 {
   const FCIDetSpace *sp = gen->sp;
   PetscInt           k, cnt[FCI_MAX_LEVELS + 1] = {0};
@@ -406,22 +423,191 @@ PetscErrorCode FCIRowGeneratorGetRow(FCIRowGenerator gen, PetscInt row, PetscInt
 
   PetscFunctionBeginUser;
   PetscCheck(row >= 0 && row < sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " outside 0..%" PetscInt_FMT, row, sp->ndet - 1);
-  *nz = FCIRowGeneratorGetRowThreadSafe(gen, row, cols, vals, gen->wcols, gen->wvals, gen->wlev);
+  *nz = FCIRowOrdered(gen, row, cols, vals, gen->wcols, gen->wvals, gen->wlev);
   PetscFunctionReturn(0);
 }
 
+/* Per-thread work rows of the parallel sweeps: a row and, for the excitation ordering, the
+   three work rows of FCIRowOrdered; plain malloc, since threads allocate them.  A failure
+   returns 1 and the caller reports it after the parallel region. */
+typedef struct {
+  PetscInt      *cols, *wcols;
+  PetscScalar   *vals, *wvals;
+  unsigned char *wlev;
+} FCIThreadWork;
+
+static int FCIThreadWorkCreate(FCIRowGenerator gen, FCIThreadWork *w)
+{
+  const size_t len = (size_t)gen->maxlen;
+
+  memset(w, 0, sizeof(*w));
+  w->cols = (PetscInt *)malloc(len * sizeof(PetscInt));
+  w->vals = (PetscScalar *)malloc(len * sizeof(PetscScalar));
+  if (!w->cols || !w->vals) return 1;
+  if (gen->sp->perm) {
+    w->wcols = (PetscInt *)malloc(len * sizeof(PetscInt));
+    w->wvals = (PetscScalar *)malloc(len * sizeof(PetscScalar));
+    w->wlev  = (unsigned char *)malloc(len);
+    if (!w->wcols || !w->wvals || !w->wlev) return 1;
+  }
+  return 0;
+}
+
+static void FCIThreadWorkDestroy(FCIThreadWork *w)
+{
+  free(w->cols);
+  free(w->vals);
+  free(w->wcols);
+  free(w->wvals);
+  free(w->wlev);
+}
+
+PetscErrorCode FCIRowGeneratorSetThreads(FCIRowGenerator gen, PetscInt nthreads)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(nthreads >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " threads: at least one is needed", nthreads);
+#if defined(_OPENMP)
+  gen->nthreads = (int)nthreads;
+#else
+  gen->nthreads = 1; /* built without OpenMP */
+#endif
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorGetThreads(FCIRowGenerator gen, PetscInt *nthreads)
+{
+  PetscFunctionBeginUser;
+  *nthreads = gen->nthreads;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], PetscInt dnzu[], PetscInt onzu[])
+{
+  const FCIDetSpace *sp     = gen->sp;
+  int                failed = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, sp->ndet - 1);
+  FCI_OMP(omp parallel num_threads(gen->nthreads))
+  {
+    FCIThreadWork w;
+
+    if (FCIThreadWorkCreate(gen, &w)) {
+      FCI_OMP(omp atomic write)
+      failed = 1;
+    } else {
+      FCI_OMP(omp for schedule(dynamic, 64))
+      for (PetscInt r = rstart; r < rend; r++) {
+        /* the lexical row of r's determinant, its columns mapped to the ordering: the counts need no sorted row */
+        const PetscInt k = FCIRowLexical(gen, sp->iperm ? sp->iperm[r] : r, w.cols, w.vals);
+        PetscInt       d = 0, o = 0, du = 0, ou = 0;
+
+        for (PetscInt q = 0; q < k; q++) {
+          const PetscInt c = sp->perm ? sp->perm[w.cols[q]] : w.cols[q];
+
+          if (c >= cstart && c < cend) {
+            d++;
+            if (c >= r) du++;
+          } else {
+            o++;
+            if (c >= r) ou++;
+          }
+        }
+        dnz[r - rstart] = d;
+        if (onz) onz[r - rstart] = o;
+        if (dnzu) dnzu[r - rstart] = du;
+        if (onzu) onzu[r - rstart] = ou;
+      }
+    }
+    FCIThreadWorkDestroy(&w);
+  }
+  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, const PetscInt64 offset[], PetscInt cols[], PetscScalar vals[])
+{
+  const FCIDetSpace *sp     = gen->sp;
+  int                failed = 0;
+  PetscInt           bad    = -1; /* a row whose length is not the one counted */
+
+  PetscFunctionBeginUser;
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, sp->ndet - 1);
+  FCI_OMP(omp parallel num_threads(gen->nthreads))
+  {
+    FCIThreadWork w;
+
+    if (FCIThreadWorkCreate(gen, &w)) {
+      FCI_OMP(omp atomic write)
+      failed = 1;
+    } else {
+      FCI_OMP(omp for schedule(dynamic, 64))
+      for (PetscInt r = rstart; r < rend; r++) {
+        const PetscInt64 o = offset[r - rstart] - offset[0], len = offset[r - rstart + 1] - offset[r - rstart];
+
+        /* into the thread's row first: a slot shorter than the row must not overflow */
+        const PetscInt k = FCIRowOrdered(gen, r, w.cols, w.vals, w.wcols, w.wvals, w.wlev);
+
+        if (k == len) {
+          memcpy(cols + o, w.cols, (size_t)k * sizeof(PetscInt));
+          memcpy(vals + o, w.vals, (size_t)k * sizeof(PetscScalar));
+        } else {
+          FCI_OMP(omp atomic write)
+          bad = r;
+        }
+      }
+    }
+    FCIThreadWorkDestroy(&w);
+  }
+  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Row %" PetscInt_FMT ": its length differs from offset[%" PetscInt_FMT "] - offset[%" PetscInt_FMT "] (give the lengths of FCIRowGeneratorCountRows)", bad, bad - rstart + 1, bad - rstart);
+  PetscFunctionReturn(0);
+}
+/* Threads of each rank for the row sweeps: -fci_threads, else OMP_NUM_THREADS where set, else
+   OpenMP's default (the cores) shared among the ranks of the node. */
+static PetscErrorCode FCIThreadsPerRank(MPI_Comm comm, PetscInt *nthreads)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  *nthreads = 1;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-fci_threads", nthreads, &set));
+  PetscCheck(!set || *nthreads >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fci_threads %" PetscInt_FMT ": at least one thread is needed", *nthreads);
+#if defined(_OPENMP)
+  if (!set) {
+    *nthreads = omp_get_max_threads();
+    if (!getenv("OMP_NUM_THREADS")) {
+      MPI_Comm    node;
+      PetscMPIInt nlocal;
+
+      PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+      PetscCallMPI(MPI_Comm_size(node, &nlocal));
+      PetscCallMPI(MPI_Comm_free(&node));
+      *nthreads = PetscMax(1, *nthreads / nlocal);
+    }
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Rows generated at once by the threads of the value sweep: at most this many entries
+   (192 MB), or one row if it is longer */
+#define FCI_ASSEMBLY_BLOCK_ENTRIES ((PetscInt64)1 << 24)
+
 PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
 {
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
   FCIRowGenerator gen;
-  PetscInt        M, N, m, rstart, rend, cstart, cend, maxlen, *cols, *dnz, *onz, *dnzu, *onzu;
-  PetscScalar    *vals;
+  PetscInt        M, N, m, rstart, rend, cstart, cend, nthreads, *dnz, *onz, *dnzu, *onzu, *bcols;
+  PetscInt64     *offset, cap;
+  PetscScalar    *bvals;
   PetscBool       sbaij;
   PetscLogDouble  t0, t1, t2, t3;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetSize(A, &M, &N));
   if (M < 0 && N < 0) PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
-  else PetscCheck(M == space->ndet && N == space->ndet, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "Matrix of %" PetscInt_FMT " x %" PetscInt_FMT " for %" PetscInt_FMT " determinants", M, N, space->ndet);
+  else PetscCheck(M == space->ndet && N == space->ndet, comm, PETSC_ERR_ARG_SIZ, "Matrix of %" PetscInt_FMT " x %" PetscInt_FMT " for %" PetscInt_FMT " determinants", M, N, space->ndet);
   {
     PetscLayout rmap, cmap;
     PetscCall(MatGetLayouts(A, &rmap, &cmap));
@@ -434,41 +620,39 @@ PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpac
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
 
   PetscCall(FCIRowGeneratorCreate(ints, space, droptol, &gen));
-  PetscCall(FCIRowGeneratorGetMaxRowLength(gen, &maxlen));
-  PetscCall(PetscMalloc2(maxlen, &cols, maxlen, &vals));
-  PetscCall(PetscCalloc4(m, &dnz, m, &onz, m, &dnzu, m, &onzu));
+  PetscCall(FCIThreadsPerRank(comm, &nthreads));
+  PetscCall(FCIRowGeneratorSetThreads(gen, nthreads));
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
   /* sweep 1: exact counts */
+  PetscCall(PetscMalloc4(m, &dnz, m, &onz, m, &dnzu, m, &onzu));
   PetscCall(PetscTime(&t0));
-  for (PetscInt r = rstart; r < rend; r++) {
-    const PetscInt k = FCIRowLexical(gen, space->iperm ? space->iperm[r] : r, cols, vals);
-    for (PetscInt q = 0; q < k; q++) {
-      const PetscInt c = space->perm ? space->perm[cols[q]] : cols[q];
-      if (c >= cstart && c < cend) {
-        dnz[r - rstart]++;
-        if (c >= r) dnzu[r - rstart]++;
-      } else {
-        onz[r - rstart]++;
-        if (c >= r) onzu[r - rstart]++;
-      }
-    }
-  }
+  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, onz, dnzu, onzu));
   PetscCall(PetscTime(&t1));
   PetscCall(MatXAIJSetPreallocation(A, 1, dnz, onz, dnzu, onzu));
   PetscCall(MatSetUp(A));
+  PetscCall(PetscMalloc1(m + 1, &offset));
+  offset[0] = 0;
+  for (PetscInt i = 0; i < m; i++) offset[i + 1] = offset[i] + dnz[i] + onz[i];
   PetscCall(PetscFree4(dnz, onz, dnzu, onzu));
   PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
   if (sbaij) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
 
-  /* sweep 2: values */
+  /* sweep 2: blocks of rows generated by the threads, then inserted one row at a time */
   PetscCall(PetscTime(&t2));
-  for (PetscInt r = rstart; r < rend; r++) {
-    PetscInt k;
-    PetscCall(FCIRowGeneratorGetRow(gen, r, &k, cols, vals));
-    PetscCall(MatSetValues(A, 1, &r, k, cols, vals, INSERT_VALUES));
+  cap = PetscMin(offset[m], PetscMax(FCI_ASSEMBLY_BLOCK_ENTRIES, (PetscInt64)gen->maxlen));
+  PetscCall(PetscMalloc2((size_t)cap, &bcols, (size_t)cap, &bvals));
+  for (PetscInt r0 = rstart, r1; r0 < rend; r0 = r1) {
+    for (r1 = r0 + 1; r1 < rend && offset[r1 + 1 - rstart] - offset[r0 - rstart] <= cap; r1++) { }
+    PetscCall(FCIRowGeneratorGetRows(gen, r0, r1, offset + (r0 - rstart), bcols, bvals));
+    for (PetscInt r = r0; r < r1; r++) {
+      const PetscInt64 o = offset[r - rstart] - offset[r0 - rstart];
+      PetscCall(MatSetValues(A, 1, &r, (PetscInt)(offset[r - rstart + 1] - offset[r - rstart]), bcols + o, bvals + o, INSERT_VALUES));
+    }
   }
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT ": counting sweep %g s, preallocation %g s, value sweep %g s\n", rstart, rend, t1 - t0, t2 - t1, t3 - t2));
-  PetscCall(PetscFree2(cols, vals));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, preallocation %g s, value sweep %g s\n", rstart, rend, nthreads, t1 - t0, t2 - t1, t3 - t2));
+  PetscCall(PetscFree2(bcols, bvals));
+  PetscCall(PetscFree(offset));
   PetscCall(FCIRowGeneratorDestroy(&gen));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));

@@ -29,13 +29,20 @@ PetscErrorCode FCIRowGeneratorGetMaxRowLength(FCIRowGenerator gen, PetscInt *max
 /* Row 'row' (basis index of the space's ordering): nz entries, columns
    ascending, into cols[] and vals[] of FCIRowGeneratorGetMaxRowLength entries. */
 PetscErrorCode FCIRowGeneratorGetRow(FCIRowGenerator gen, PetscInt row, PetscInt *nz, PetscInt cols[], PetscScalar vals[]);
-/* The same row, callable from several threads at once on one generator (e.g. an
-   OpenMP loop over rows): plain C, no PETSc error or stack handling (row must
-   be in 0..ndet-1), and the work arrays the excitation ordering needs come
-   from the caller, maxlen entries each, one set per thread (with the lexical
-   ordering they are not touched and may be NULL).  Returns the number of
-   entries written to cols[] and vals[]. */
-PetscInt FCIRowGeneratorGetRowThreadSafe(FCIRowGenerator gen, PetscInt row, PetscInt cols[], PetscScalar vals[], PetscInt wcols[], PetscScalar wvals[], unsigned char wlev[]);
+/* Many rows at once, in parallel where the library was compiled with OpenMP: threads of
+   this process (FCIRowGeneratorSetThreads; default OpenMP's, 1 without OpenMP).
+   CountRows: for each row r in rstart..rend-1, its entries with a column in
+   cstart..cend-1 (dnz[r-rstart]) and outside (onz), and of those the ones with a column
+   >= r (dnzu, onzu); onz, dnzu and onzu may be NULL.  With cstart 0 and cend ndet, dnz
+   is the row length.
+   GetRows: rows rstart..rend-1 into cols[] and vals[], row r at offset[r-rstart] -
+   offset[0], its length offset[r-rstart+1] - offset[r-rstart] (rend-rstart+1 offsets),
+   i.e. the prefix sums of the lengths CountRows gave; a row of another length is an
+   error, never an overflow. */
+PetscErrorCode FCIRowGeneratorSetThreads(FCIRowGenerator gen, PetscInt nthreads);
+PetscErrorCode FCIRowGeneratorGetThreads(FCIRowGenerator gen, PetscInt *nthreads);
+PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], PetscInt dnzu[], PetscInt onzu[]);
+PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, const PetscInt64 offset[], PetscInt cols[], PetscScalar vals[]);
 
 /* Fills A with the Hamiltonian.  A comes from MatCreate (+ MatSetType or
    MatSetFromOptions: any type that accepts MatSetValues, e.g. aij, sbaij,
@@ -43,7 +50,9 @@ PetscInt FCIRowGeneratorGetRowThreadSafe(FCIRowGenerator gen, PetscInt row, Pets
    PETSC_DECIDE x PETSC_DECIDE of ndet x ndet, else they must be ndet x ndet
    with equal row and column layouts.  Each rank generates only the rows it
    owns (two sweeps: exact counts for MatXAIJSetPreallocation, then one
-   MatSetValues per row); no communication beyond the assembly.  For SBAIJ
+   MatSetValues per row), with threads: -fci_threads <n>, else OMP_NUM_THREADS,
+   else the cores shared among the ranks of the node; no communication beyond
+   the assembly.  For SBAIJ
    only the upper triangle is kept.  A is assembled and marked symmetric.
    Save it with MatView on a binary viewer if wanted. */
 PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A);

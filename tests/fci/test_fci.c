@@ -483,6 +483,63 @@ static PetscErrorCode TestHubbard34(TestCtx *ctx)
 }
 
 /* ---------------------------------------------------------------------- */
+/* The threaded sweeps (FCIRowGeneratorCountRows / GetRows) on 3 threads, for all rows and for a
+   block starting inside the space, against FCIRowGeneratorGetRow row by row; then a slot one
+   entry too short must give an error, not an overflow. */
+static PetscErrorCode CompareParallelRows(TestCtx *ctx, const char *what, const FCIIntegrals *ints, const FCIDetSpace *sp)
+{
+  FCIRowGenerator gen;
+  const PetscInt  n = sp->ndet;
+  PetscInt        maxlen, nz, *len, *lenu, *cols, *pcols, nthreads, mismatch = 0;
+  PetscInt64     *offset;
+  PetscScalar    *vals, *pvals;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(FCIRowGeneratorCreate(ints, sp, 0.0, &gen));
+  PetscCall(FCIRowGeneratorSetThreads(gen, 3));
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
+  PetscCall(FCIRowGeneratorGetMaxRowLength(gen, &maxlen));
+  PetscCall(PetscMalloc2(maxlen, &cols, maxlen, &vals));
+  PetscCall(PetscMalloc3(n, &len, n, &lenu, n + 1, &offset));
+  for (PetscInt r0 = 0; r0 < n; r0 += n / 3 + 1) { /* rows r0..n-1: all of them, then two later starts */
+    PetscCall(FCIRowGeneratorCountRows(gen, r0, n, 0, n, len, NULL, lenu, NULL));
+    offset[0] = 0;
+    for (PetscInt r = r0; r < n; r++) offset[r - r0 + 1] = offset[r - r0] + len[r - r0];
+    PetscCall(PetscMalloc2(offset[n - r0], &pcols, offset[n - r0], &pvals));
+    PetscCall(FCIRowGeneratorGetRows(gen, r0, n, offset, pcols, pvals));
+    for (PetscInt r = r0; r < n; r++) {
+      PetscInt upper = 0;
+      PetscCall(FCIRowGeneratorGetRow(gen, r, &nz, cols, vals));
+      for (PetscInt k = 0; k < nz; k++) upper += cols[k] >= r;
+      if (nz != len[r - r0] || upper != lenu[r - r0]) mismatch++;
+      else
+        for (PetscInt k = 0; k < nz; k++)
+          if (cols[k] != pcols[offset[r - r0] + k] || vals[k] != pvals[offset[r - r0] + k]) {
+            mismatch++;
+            break;
+          }
+    }
+    PetscCall(PetscFree2(pcols, pvals));
+  }
+  /* a slot one entry short for the last row */
+  PetscCall(FCIRowGeneratorCountRows(gen, 0, n, 0, n, len, NULL, NULL, NULL));
+  offset[0] = 0;
+  for (PetscInt r = 0; r < n; r++) offset[r + 1] = offset[r] + len[r] - (r == n - 1);
+  PetscCall(PetscMalloc2(offset[n], &pcols, offset[n], &pvals));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = FCIRowGeneratorGetRows(gen, 0, n, offset, pcols, pvals);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscFree2(pcols, pvals));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: rows on %" PetscInt_FMT " threads, %" PetscInt_FMT " differing from the row-by-row ones; short slot -> error %d\n", what, nthreads, mismatch, (int)ierr));
+  CHECK(ctx, mismatch == 0, "%s: %" PetscInt_FMT " rows of the threaded sweeps differ from FCIRowGeneratorGetRow", what, mismatch);
+  CHECK(ctx, ierr == PETSC_ERR_ARG_WRONG, "%s: a short slot gave error %d, not PETSC_ERR_ARG_WRONG", what, (int)ierr);
+  PetscCall(PetscFree3(len, lenu, offset));
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(FCIRowGeneratorDestroy(&gen));
+  PetscFunctionReturn(0);
+}
+
 /* slater: builder rows vs one-pair Slater-Condon                           */
 
 static PetscErrorCode CompareRows(TestCtx *ctx, const char *what, const FCIIntegrals *ints, const FCIDetSpace *sp)
@@ -540,6 +597,7 @@ static PetscErrorCode CompareRows(TestCtx *ctx, const char *what, const FCIInteg
   PetscCall(PetscFree(H));
   PetscCall(PetscFree2(cols, vals));
   PetscCall(FCIRowGeneratorDestroy(&gen));
+  PetscCall(CompareParallelRows(ctx, what, ints, sp));
   PetscFunctionReturn(0);
 }
 
