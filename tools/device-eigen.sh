@@ -1,0 +1,51 @@
+#!/bin/sh
+# End-to-end CI eigensolves on a GPU machine: examples/ci_eigen on the H2O/6-31G
+# FCI Hamiltonian, the 4 lowest states, with PETSc's aij on all CPU cores (one
+# rank per core), PETSc's aijcusparse and gpumats' cihybrid (one rank, one GPU):
+#   - Krylov-Schur (ci_eigen's default: one MatMult per step);
+#   - LOBPCG with block size 8 and 16 and a diagonal (Davidson) preconditioner,
+#     once with SLEPc's BVMatMult as one MatMatMult (-bv_matmult mat: the block
+#     product, cihybrid's SpMM) and once as k MatMults (-bv_matmult vecs).
+# Needs a PETSc with CUDA (PETSC_DIR) and a SLEPc built for it (SLEPC_DIR): see
+# ../shared/device/README.md; this script builds neither.  FCIDUMP files from
+# $GPUMATS_FCIDUMP_DIR (default .device/fcidump).
+# Output in $OUT: eigen.csv (one line per solve, ci_eigen -csv) and eigen.txt.
+# GPUMATS_EIGEN_SPACES: "isym" (the 414,441-determinant sector, default), "full"
+# (1,656,369 determinants, 1.1e9 nonzeros) or "isym full".
+# Usage: tools/device-eigen.sh <build dir> <output dir>
+set -u
+B=$1 OUT=$2
+F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}
+NP=${GPUMATS_CPU_RANKS:-$(nproc)}
+MPIEXEC=${MPIEXEC:-$PETSC_DIR/bin/mpiexec}
+LIMIT=${GPUMATS_EIGEN_TIMEOUT:-240}
+status=0
+
+# $1 label, $2 ranks, then ci_eigen options
+solve() {
+  label=$1 np=$2
+  shift 2
+  echo "== $label ($np rank(s)): $*" | tee -a "$OUT/eigen.txt"
+  timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/ci_eigen" -fcidump "$F/H2O.631G.FCIDUMP" "$@" \
+    -csv "$OUT/eigen.csv" -csv_label "$label" > /tmp/eigen_run.txt 2>&1 || { status=1; echo "   FAILED or timed out"; }
+  grep -vE "^(FCIDUMP|Determinants)" /tmp/eigen_run.txt | tee -a "$OUT/eigen.txt"
+}
+
+gpumats="-dll_append $B/libgpumats.so -mat_type cihybrid"
+cusparse="-mat_type aijcusparse -vec_type cuda"
+# LOBPCG: Jacobi preconditioner of A - sigma I with sigma below the ground state (Davidson's)
+lobpcg="-eps_type lobpcg -st_ksp_type preonly -st_pc_type jacobi -st_shift -77"
+for space in ${GPUMATS_EIGEN_SPACES:-isym}; do
+  sector=""; [ "$space" = isym ] && sector="-fci_sector isym"
+  solve "${space}_ks_aij_cpu" "$NP" $sector -mat_type aij
+  solve "${space}_ks_aijcusparse" 1 $sector $cusparse
+  solve "${space}_ks_cihybrid" 1 $sector $gpumats
+  [ "$space" = full ] && continue # one eigensolver for the full space
+  for bs in 8 16; do
+    solve "${space}_lobpcg${bs}_cihybrid_spmm" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
+    solve "${space}_lobpcg${bs}_cihybrid_spmv" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult vecs
+    solve "${space}_lobpcg${bs}_aijcusparse" 1 $sector $cusparse $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
+    solve "${space}_lobpcg${bs}_aij_cpu" "$NP" $sector -mat_type aij $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
+  done
+done
+exit $status
