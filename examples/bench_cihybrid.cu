@@ -592,6 +592,37 @@ static PetscErrorCode BenchCheckTranspose(CIHybridDevice dev, const BenchCSR *A,
   PetscFunctionReturn(0);
 }
 
+/* The device fill (CIHybridDeviceCreateFromCSR, CIHybridDeviceCopyValuesFromCSR) must give
+   exactly the arrays of the host build: every array downloaded and compared bytewise. */
+static PetscErrorCode BenchCompareDeviceFill(CIHybridDevice dev, const CIHybridFormat *fmt, const char *when)
+{
+  const size_t slots = (size_t)fmt->nrows * (size_t)fmt->pitch, ncsr = (size_t)fmt->nnz_csr, n = (size_t)fmt->nrows;
+  const struct {
+    const void *dev, *host;
+    size_t      bytes;
+    const char *name;
+  } arrays[] = {
+    {dev->ell_col,   fmt->ell_col,   slots * sizeof(int32_t),     "ell_col"  },
+    {dev->ell_val,   fmt->ell_val,   slots * sizeof(PetscScalar), "ell_val"  },
+    {dev->ell_len,   fmt->ell_len,   fmt->width ? n * sizeof(int32_t) : 0, "ell_len"  },
+    {dev->csr_start, fmt->csr_start, n ? (n + 1) * sizeof(int32_t) : 0, "csr_start"},
+    {dev->csr_col,   fmt->csr_col,   ncsr * sizeof(int32_t),      "csr_col"  },
+    {dev->csr_val,   fmt->csr_val,   ncsr * sizeof(PetscScalar),  "csr_val"  },
+  };
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
+    char *h;
+
+    if (!arrays[k].bytes) continue;
+    PetscCall(PetscMalloc1(arrays[k].bytes, &h));
+    PetscCall(GpuMatsCUDACopyToHost(h, arrays[k].dev, arrays[k].bytes));
+    PetscCheck(!memcmp(h, arrays[k].host, arrays[k].bytes), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Device fill %s: %s differs from the host build (%" PetscInt_FMT " x %" PetscInt_FMT ", pitch %" PetscInt_FMT ")", when, arrays[k].name, fmt->nrows, fmt->ncols, fmt->pitch);
+    PetscCall(PetscFree(h));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscInt boundary, BenchCheckStats *stats)
 {
   const PetscInt     lanes[] = {0, 4, 8, 16, 32};
@@ -603,7 +634,8 @@ static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscIn
 
   PetscFunctionBegin;
   BenchCheckBuild(CIHybridBuildFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, split, boundary, &fmt));
-  PetscCall(CIHybridDeviceCreate(&fmt, &dev));
+  PetscCall(CIHybridDeviceCreateFromCSR(&fmt, A->rowptr, A->colidx, A->vals, &dev));
+  PetscCall(BenchCompareDeviceFill(dev, &fmt, "(build)"));
   PetscCall(PetscMalloc4(A->ncols + 2, &hxg, nmax, &hy0, A->nrows, &hxt, 3 * nmax, &work));
   hxg[0] = hxg[A->ncols + 1] = NAN; /* x = hxg + 1 is fenced by NaNs */
   for (PetscInt j = 1; j <= A->ncols; j++) hxg[j] = BenchUniform(&state);
@@ -623,7 +655,8 @@ static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscIn
   /* value refresh: same structure, values scaled by -2 */
   for (PetscInt k = 0; k < (A->nrows ? A->rowptr[A->nrows] : 0); k++) A->vals[k] *= -2.0;
   BenchCheckBuild(CIHybridRefreshValues(A->rowptr, A->vals, &fmt));
-  PetscCall(CIHybridDeviceCopyValues(dev, &fmt));
+  PetscCall(CIHybridDeviceCopyValuesFromCSR(dev, &fmt, A->rowptr, A->vals));
+  PetscCall(BenchCompareDeviceFill(dev, &fmt, "(value refresh)"));
   PetscCall(BenchCheckMult(dev, A, -1, 32, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
   PetscCall(BenchCheckMult(dev, A, CIHYBRID_TUNED_DEFAULT, 0, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
   for (PetscInt k = 0; k < (A->nrows ? A->rowptr[A->nrows] : 0); k++) A->vals[k] /= -2.0;
@@ -695,7 +728,7 @@ static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit spli
     double         paper_ms, paper_min, tuned_ms, tuned_min, err_paper, err_tuned, err;
 
     BenchCheckBuild(CIHybridBuildFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, split, boundary, &fmt));
-    PetscCall(CIHybridDeviceCreate(&fmt, &b->hyb));
+    PetscCall(CIHybridDeviceCreateFromCSR(&fmt, A->rowptr, A->colidx, A->vals, &b->hyb));
     PetscCall(CIHybridDeviceBytes(b->hyb, &dev_bytes));
     PetscCall(BenchError(b, &paper, ref, absref, host_y, &err_paper));
     PetscCall(BenchError(b, &tuned, ref, absref, host_y, &err_tuned));
@@ -905,7 +938,7 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   Bench           b;
   BenchCSR        A;
   CIHybridFormat  fmt;
-  double         *hx, *ref, *absref, *host_y, *hxt, *reft, *absreft, *host_yt, bytes, t0, t1;
+  double         *hx, *ref, *absref, *host_y, *hxt, *reft, *absreft, *host_yt, bytes, t0, t1, t2, t3, host_build_s;
   int             device;
   cudaDeviceProp  prop;
   void           *stream;
@@ -975,7 +1008,10 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   PetscCheck(boundary >= 0 || split_index == CIHYBRID_SPLIT_ENTRIES || !fci.used, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-split columns on an FCI matrix: give -boundary <column>");
   if (boundary < 0) /* entries: the byte model's choice; columns: the edge of the reference block */
     boundary = split_index == CIHYBRID_SPLIT_ENTRIES ? CIHybridChooseBoundary(A.nrows, A.rowptr, NULL) : (PetscInt)floor(spec.ref_fraction * spec.n + 0.5);
+  PetscCall(PetscTime(&t2));
   BenchCheckBuild(CIHybridBuildFromCSR(A.nrows, A.ncols, A.rowptr, A.colidx, A.vals, (CIHybridSplit)split_index, boundary, &fmt));
+  PetscCall(PetscTime(&t3));
+  host_build_s = t3 - t2;
   PetscCall(PetscMalloc4(A.ncols, &hx, A.nrows, &ref, A.nrows, &absref, A.nrows, &host_y));
   PetscCall(PetscMalloc4(A.nrows, &hxt, A.ncols, &reft, A.ncols, &absreft, A.ncols, &host_yt));
   BenchFillX(A.ncols, hx);
@@ -1010,7 +1046,16 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   PetscCall(GpuMatsCUDAMalloc((void **)&b.yt, (size_t)A.ncols * sizeof(double), "transpose y"));
   PetscCall(GpuMatsCUDACopyToDevice(b.x, hx, (size_t)A.ncols * sizeof(double)));
   PetscCall(GpuMatsCUDACopyToDevice(b.xt, hxt, (size_t)A.nrows * sizeof(double)));
-  PetscCall(CIHybridDeviceCreate(&fmt, &b.hyb));
+  {
+    PetscLogDouble t0, t1;
+
+    PetscCall(GpuMatsCUDASynchronize());
+    PetscCall(PetscTime(&t0));
+    PetscCall(CIHybridDeviceCreateFromCSR(&fmt, A.rowptr, A.colidx, A.vals, &b.hyb));
+    PetscCall(GpuMatsCUDASynchronize());
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device format from the CSR arrays (upload of %.0f MB and fill): %.3f s; host build (CIHybridBuildFromCSR) above: %.3f s\n", (double)fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0, host_build_s));
+  }
   PetscCall(BenchSetUpCUSPARSE(&b, &A));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(BenchSetUpPETSc(&b, &A, hx));

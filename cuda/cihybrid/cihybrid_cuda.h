@@ -13,10 +13,13 @@ typedef enum {
 
 typedef struct _n_CIHybridDevice *CIHybridDevice;
 
-/* Allocate device arrays and copy structure and values; errors name sizes. */
-PetscErrorCode CIHybridDeviceCreate(const CIHybridFormat *fmt, CIHybridDevice *dev);
-/* Copy the values only (structure unchanged). */
-PetscErrorCode CIHybridDeviceCopyValues(CIHybridDevice dev, const CIHybridFormat *fmt);
+/* Allocates the device arrays of the format whose layout is 'layout' (CIHybridLayoutFromCSR:
+   its host arrays need not exist) and fills them on the device from the CSR arrays ai, aj,
+   aa (host memory), uploaded a chunk at a time; columns out of range or not ascending are
+   an error.  Allocation errors name the array and the sizes. */
+PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, CIHybridDevice *dev);
+/* The values only, from aa (structure unchanged). */
+PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa);
 PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev);
 PetscErrorCode CIHybridDeviceBytes(CIHybridDevice dev, size_t *bytes);
 /* y = A x (+ y0), all pointers device memory; y0 may be NULL or equal y. Runs on GpuMatsCUDAStream(). */

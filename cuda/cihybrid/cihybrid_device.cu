@@ -1,5 +1,7 @@
-/* The device copy of a CIHybridFormat: allocation, upload, value refresh, release. */
+/* The device copy of a CIHybridFormat, made on the device from the AIJ arrays and the
+   format's layout: allocation, fill, value refresh, release. */
 #include <petscsys.h>
+#include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
 extern "C" {
@@ -15,7 +17,7 @@ static PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CIHybridDeviceCheckFormat(const CIHybridFormat *fmt)
+static PetscErrorCode CIHybridDeviceCheckLayout(const CIHybridFormat *fmt)
 {
   const PetscInt64 ell_slots = (PetscInt64)fmt->nrows * fmt->pitch;
 
@@ -24,15 +26,97 @@ static PetscErrorCode CIHybridDeviceCheckFormat(const CIHybridFormat *fmt)
              "CIHYBRID format with nrows %" PetscInt_FMT ", ncols %" PetscInt_FMT ", width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", remainder nonzeros %" PetscInt64_FMT ": sizes must be >= 0 and pitch >= width a multiple of %d",
              fmt->nrows, fmt->ncols, fmt->width, fmt->pitch, fmt->nnz_csr, CIHYBRID_PITCH_ALIGN_NARROW);
   PetscCheck(fmt->nrows < INT32_MAX && ell_slots <= INT32_MAX && fmt->nnz_csr <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID format too large for int32 device indices: %" PetscInt64_FMT " ELL slots, %" PetscInt64_FMT " remainder nonzeros", ell_slots, fmt->nnz_csr);
-  PetscCheck(!fmt->nrows || fmt->csr_start, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt_FMT " rows has no csr_start", fmt->nrows);
-  PetscCheck(!ell_slots || (fmt->ell_col && fmt->ell_val), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt64_FMT " ELL slots has no ELL arrays", ell_slots);
-  PetscCheck(!fmt->width || !fmt->nrows || fmt->ell_len, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format of ELL width %" PetscInt_FMT " has no ell_len", fmt->width);
-  PetscCheck(!fmt->nnz_csr || (fmt->csr_col && fmt->csr_val), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt64_FMT " remainder nonzeros has no remainder arrays", fmt->nnz_csr);
+  PetscCheck(!fmt->nrows || (fmt->csr_start && fmt->ell_len), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt_FMT " rows has no layout (csr_start, ell_len)", fmt->nrows);
   PetscFunctionReturn(0);
 }
 
-/* Allocates and fills every array of d; on error the caller releases what was allocated. */
-static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridFormat *fmt)
+/* ---- filling the arrays on the device from the AIJ (CSR) arrays ---------------------- */
+
+/* Entries of the AIJ arrays uploaded at once (PetscInt + PetscScalar each): the
+   temporary device memory of a fill, 384 MB with 32-bit PetscInt. */
+#define CIHYBRID_FILL_CHUNK ((PetscInt64)1 << 25)
+#define CIHYBRID_FILL_BLOCK 256
+
+/* One warp per row r of rows [r0, r1): its s_r leading entries into the ELL row (the
+   slots after them are padding: column -1, value 0), the others into the remainder.
+   cols/vals hold the chunk's entries, row r's starting at rowptr[r] - base; cols NULL:
+   values only.  Sets *bad when a column is out of range or not ascending, or when the
+   row's length does not match the layout (the AIJ structure changed unseen). */
+__global__ void CIHybridFillRows(int r0, int r1, const PetscInt *rowptr, PetscInt base, const PetscInt *cols, const PetscScalar *vals, int ncols, int pitch, const int32_t *ell_len, const int32_t *csr_start, int32_t *ell_col, PetscScalar *ell_val, int32_t *csr_col, PetscScalar *csr_val, int *bad)
+{
+  const long long row  = r0 + ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int       lane = threadIdx.x % 32;
+
+  if (row >= r1) return;
+  const PetscInt64 start = rowptr[row] - base;
+  const int        len = (int)(rowptr[row + 1] - rowptr[row]), s = ell_len ? ell_len[row] : 0, cs = csr_start[row];
+  const size_t     ell = (size_t)row * (size_t)pitch;
+  const int        end = len > pitch ? len : pitch;
+
+  if (lane == 0 && len - s != csr_start[row + 1] - cs) *bad = 1;
+  for (int p = lane; p < end; p += 32) {
+    const bool        entry = p < len;
+    const PetscScalar v     = entry ? vals[start + p] : 0.0;
+    if (cols) {
+      const PetscInt c = entry ? cols[start + p] : -1;
+      if (entry && (c < 0 || c >= ncols || (p > 0 && cols[start + p - 1] >= c))) *bad = 1;
+      if (p < pitch) ell_col[ell + p] = p < s ? (int32_t)c : -1;
+      if (entry && p >= s) csr_col[cs + p - s] = (int32_t)c;
+    }
+    if (p < s) ell_val[ell + p] = v;
+    else if (p < pitch && cols) ell_val[ell + p] = 0.0; /* padding: set once, with the columns */
+    if (entry && p >= s) csr_val[cs + p - s] = v;
+  }
+}
+
+/* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays, a chunk of
+   rows at a time through temporary device buffers (a chunk holds at least the longest
+   row, maxlen); rowptr_dev is ai on the device. */
+static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *rowptr_dev, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  const PetscInt64 total = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
+  const PetscInt64 chunk = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
+  PetscInt        *tcols = NULL;
+  PetscScalar     *tvals = NULL;
+  int             *bad   = NULL, hbad = 0;
+  cudaStream_t     stream;
+  PetscErrorCode   ierr = 0;
+  char             what[128];
+
+  PetscFunctionBegin;
+  if (!d->nrows) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream((void **)&stream));
+  snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ values", (long long)chunk);
+  ierr = GpuMatsCUDAMalloc((void **)&tvals, (size_t)chunk * sizeof(PetscScalar), what);
+  if (!ierr && aj) {
+    snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ columns", (long long)chunk);
+    ierr = GpuMatsCUDAMalloc((void **)&tcols, (size_t)chunk * sizeof(PetscInt), what);
+  }
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
+  if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
+  for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
+    const PetscInt64 base = ai[r0];
+    unsigned         grid;
+
+    for (r1 = r0 + 1; r1 < d->nrows && (PetscInt64)ai[r1 + 1] - base <= chunk; r1++) { }
+    ierr = GpuMatsCUDACopyToDevice(tvals, aa + base, (size_t)(ai[r1] - base) * sizeof(PetscScalar));
+    if (!ierr && aj) ierr = GpuMatsCUDACopyToDevice(tcols, aj + base, (size_t)(ai[r1] - base) * sizeof(PetscInt));
+    if (ierr) break;
+    grid = (unsigned)(((size_t)(r1 - r0) * 32 + CIHYBRID_FILL_BLOCK - 1) / CIHYBRID_FILL_BLOCK);
+    CIHybridFillRows<<<grid, CIHYBRID_FILL_BLOCK, 0, stream>>>((int)r0, (int)r1, rowptr_dev, (PetscInt)base, aj ? tcols : NULL, tvals, (int)d->ncols, (int)d->pitch, d->ell_len, d->csr_start, d->ell_col, d->ell_val, d->csr_col, d->csr_val, bad);
+    ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+  }
+  if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
+  PetscCall(GpuMatsCUDAFree(tvals));
+  PetscCall(GpuMatsCUDAFree(tcols));
+  PetscCall(GpuMatsCUDAFree(bad));
+  PetscCall(ierr);
+  PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the AIJ arrays are not a valid sorted CSR matrix of %" PetscInt_FMT " columns, or its structure changed unseen", d->ncols);
+  PetscFunctionReturn(0);
+}
+
+/* Allocates every array of d and fills it; on error the caller releases what was allocated. */
+static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridFormat *fmt, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscInt **rowptr_dev)
 {
   const size_t nrows     = (size_t)fmt->nrows;
   const size_t ell_slots = nrows * (size_t)fmt->pitch;
@@ -53,17 +137,18 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_val, ell_slots * sizeof(PetscScalar), what));
   if (fmt->width) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_len, nrows * sizeof(int32_t), "CIHYBRID ELL row lengths"));
   if (nrows) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_start, (nrows + 1) * sizeof(int32_t), "CIHYBRID remainder row starts"));
-  snprintf(what, sizeof(what), "CIHYBRID remainder columns (%zu nonzeros)", (size_t)fmt->nnz_csr);
+  snprintf(what, sizeof(what), "CIHYBRID remainder columns (%zu nonzeros)", csr_slots);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_col, csr_slots * sizeof(int32_t), what));
-  snprintf(what, sizeof(what), "CIHYBRID remainder values (%zu nonzeros)", (size_t)fmt->nnz_csr);
+  snprintf(what, sizeof(what), "CIHYBRID remainder values (%zu nonzeros)", csr_slots);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_val, csr_slots * sizeof(PetscScalar), what));
 
-  PetscCall(GpuMatsCUDACopyToDevice(d->ell_col, fmt->ell_col, ell_slots * sizeof(int32_t)));
-  PetscCall(GpuMatsCUDACopyToDevice(d->ell_val, fmt->ell_val, ell_slots * sizeof(PetscScalar)));
   if (d->ell_len) PetscCall(GpuMatsCUDACopyToDevice(d->ell_len, fmt->ell_len, nrows * sizeof(int32_t)));
   if (d->csr_start) PetscCall(GpuMatsCUDACopyToDevice(d->csr_start, fmt->csr_start, (nrows + 1) * sizeof(int32_t)));
-  PetscCall(GpuMatsCUDACopyToDevice(d->csr_col, fmt->csr_col, (size_t)fmt->nnz_csr * sizeof(int32_t)));
-  PetscCall(GpuMatsCUDACopyToDevice(d->csr_val, fmt->csr_val, (size_t)fmt->nnz_csr * sizeof(PetscScalar)));
+  if (nrows) {
+    PetscCall(GpuMatsCUDAMalloc((void **)rowptr_dev, (nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
+    PetscCall(GpuMatsCUDACopyToDevice(*rowptr_dev, ai, (nrows + 1) * sizeof(PetscInt)));
+  }
+  PetscCall(CIHybridDeviceFill(d, fmt->max_row_len, *rowptr_dev, ai, aj, aa));
   PetscFunctionReturn(0);
 }
 
@@ -83,16 +168,18 @@ PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridDeviceCreate(const CIHybridFormat *fmt, CIHybridDevice *dev)
+PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, CIHybridDevice *dev)
 {
   CIHybridDevice d;
+  PetscInt      *rowptr_dev = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
   *dev = NULL;
-  PetscCall(CIHybridDeviceCheckFormat(fmt));
+  PetscCall(CIHybridDeviceCheckLayout(layout));
   PetscCall(PetscNew(&d));
-  ierr = CIHybridDeviceUpload(d, fmt);
+  ierr = CIHybridDeviceUpload(d, layout, ai, aj, aa, &rowptr_dev);
+  PetscCall(GpuMatsCUDAFree(rowptr_dev));
   if (ierr) { /* release what was allocated before the failure, then pass the error on */
     (void)CIHybridDeviceDestroy(&d);
     PetscCall(ierr);
@@ -101,14 +188,21 @@ PetscErrorCode CIHybridDeviceCreate(const CIHybridFormat *fmt, CIHybridDevice *d
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridDeviceCopyValues(CIHybridDevice dev, const CIHybridFormat *fmt)
+PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa)
 {
+  PetscInt      *rowptr_dev = NULL;
+  PetscErrorCode ierr       = 0;
+
   PetscFunctionBegin;
-  PetscCheck(dev->nrows == fmt->nrows && dev->pitch == fmt->pitch && dev->nnz_csr == fmt->nnz_csr, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(dev->nrows == layout->nrows && dev->pitch == layout->pitch && dev->nnz_csr == layout->nnz_csr, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
              "CIHYBRID value refresh with a different structure: device has %" PetscInt_FMT " rows, pitch %" PetscInt_FMT ", %" PetscInt64_FMT " remainder nonzeros; format has %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt64_FMT " (rebuild instead)",
-             dev->nrows, dev->pitch, dev->nnz_csr, fmt->nrows, fmt->pitch, fmt->nnz_csr);
-  PetscCall(GpuMatsCUDACopyToDevice(dev->ell_val, fmt->ell_val, (size_t)fmt->nrows * (size_t)fmt->pitch * sizeof(PetscScalar)));
-  PetscCall(GpuMatsCUDACopyToDevice(dev->csr_val, fmt->csr_val, (size_t)fmt->nnz_csr * sizeof(PetscScalar)));
+             dev->nrows, dev->pitch, dev->nnz_csr, layout->nrows, layout->pitch, layout->nnz_csr);
+  if (!dev->nrows) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAMalloc((void **)&rowptr_dev, (size_t)(dev->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
+  ierr = GpuMatsCUDACopyToDevice(rowptr_dev, ai, (size_t)(dev->nrows + 1) * sizeof(PetscInt));
+  if (!ierr) ierr = CIHybridDeviceFill(dev, layout->max_row_len, rowptr_dev, ai, NULL, aa);
+  PetscCall(GpuMatsCUDAFree(rowptr_dev));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

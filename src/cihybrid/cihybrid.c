@@ -10,8 +10,9 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
   CIHybridFormatFree(&h->fmt);
 #if GPUMATS_HAVE_CUDA
   PetscCall(CIHybridDeviceDestroy(&h->dev));
-  h->dev_current = PETSC_FALSE;
 #endif
+  h->host_current = PETSC_FALSE;
+  h->dev_current  = PETSC_FALSE;
   h->shadow.built = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -35,13 +35,22 @@ static PetscInt RowSplit(const PetscInt *cols, PetscInt len, CIHybridSplit split
   return s;
 }
 
-void CIHybridFormatFree(CIHybridFormat *fmt)
+void CIHybridFormatFreeArrays(CIHybridFormat *fmt)
 {
   free(fmt->ell_col);
   free(fmt->ell_val);
-  free(fmt->csr_start);
   free(fmt->csr_col);
   free(fmt->csr_val);
+  fmt->ell_col = NULL;
+  fmt->ell_val = NULL;
+  fmt->csr_col = NULL;
+  fmt->csr_val = NULL;
+}
+
+void CIHybridFormatFree(CIHybridFormat *fmt)
+{
+  CIHybridFormatFreeArrays(fmt);
+  free(fmt->csr_start);
   free(fmt->ell_len);
   memset(fmt, 0, sizeof(*fmt));
 }
@@ -51,68 +60,103 @@ static void *AllocArray(size_t count, size_t size)
   return malloc(count ? count * size : 1); /* never NULL for a valid empty array */
 }
 
-CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
+CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
 {
-  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, slots;
-  PetscInt   i, k;
+  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, csr = 0, slots;
+  PetscInt   i;
 
   memset(fmt, 0, sizeof(*fmt));
   if (nrows < 0 || ncols < 0 || boundary < 0) return CIHYBRID_ERR_ARGUMENT;
   if (split != CIHYBRID_SPLIT_ENTRIES && split != CIHYBRID_SPLIT_COLUMNS) return CIHYBRID_ERR_ARGUMENT;
   if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
-  for (i = 0; i < nrows; i++) {
-    PetscInt len = rowptr[i + 1] - rowptr[i], s;
-
-    if (len < 0) return CIHYBRID_ERR_ARGUMENT;
-    for (k = rowptr[i]; k < rowptr[i + 1]; k++) {
-      if (colidx[k] < 0 || colidx[k] >= ncols) return CIHYBRID_ERR_ARGUMENT;
-      if (k > rowptr[i] && colidx[k] <= colidx[k - 1]) return CIHYBRID_ERR_ARGUMENT;
-    }
-    s = RowSplit(colidx + rowptr[i], len, split, boundary);
-    if (s > width) width = s;
-    if (len > maxlen) maxlen = len;
-    nnz_ell += s;
-  }
-  fmt->nrows       = nrows;
-  fmt->ncols       = ncols;
-  fmt->split       = split;
-  fmt->boundary    = boundary;
-  fmt->width       = (PetscInt)width;
-  fmt->pitch       = RoundUp(fmt->width, fmt->width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
-  fmt->nnz         = nrows ? rowptr[nrows] - rowptr[0] : 0;
-  fmt->nnz_ell     = nnz_ell;
-  fmt->nnz_csr     = fmt->nnz - nnz_ell;
-  fmt->max_row_len = maxlen;
-  slots            = (PetscInt64)nrows * fmt->pitch;
-  fmt->padding     = (PetscInt64)nrows * fmt->width - nnz_ell;
-  /* checked before any allocation: an absurd boundary must not try to allocate */
-  if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
-
-  fmt->ell_col   = (int32_t *)AllocArray((size_t)slots, sizeof(int32_t));
-  fmt->ell_val   = (PetscScalar *)AllocArray((size_t)slots, sizeof(PetscScalar));
+  for (i = 0; i < nrows; i++)
+    if (rowptr[i + 1] < rowptr[i]) return CIHYBRID_ERR_ARGUMENT;
+  fmt->nrows    = nrows;
+  fmt->ncols    = ncols;
+  fmt->split    = split;
+  fmt->boundary = boundary;
+  fmt->nnz      = nrows ? rowptr[nrows] - rowptr[0] : 0;
+  fmt->ell_len  = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
   fmt->csr_start = (int32_t *)AllocArray((size_t)nrows + 1, sizeof(int32_t));
-  fmt->csr_col   = (int32_t *)AllocArray((size_t)fmt->nnz_csr, sizeof(int32_t));
-  fmt->csr_val   = (PetscScalar *)AllocArray((size_t)fmt->nnz_csr, sizeof(PetscScalar));
-  fmt->ell_len   = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
-  if (!fmt->ell_col || !fmt->ell_val || !fmt->csr_start || !fmt->csr_col || !fmt->csr_val || !fmt->ell_len) {
+  if (!fmt->ell_len || !fmt->csr_start) {
     CIHybridFormatFree(fmt);
     return CIHYBRID_ERR_MEMORY;
   }
-
   fmt->csr_start[0] = 0;
   for (i = 0; i < nrows; i++) {
-    const PetscInt *cols = colidx + rowptr[i];
-    PetscInt        len = rowptr[i + 1] - rowptr[i], s = RowSplit(cols, len, split, boundary), p;
-    int32_t        *ecol = fmt->ell_col + (size_t)i * fmt->pitch;
+    const PetscInt len = rowptr[i + 1] - rowptr[i], s = RowSplit(colidx + rowptr[i], len, split, boundary);
 
+    if (s > width) width = s;
+    if (len > maxlen) maxlen = len;
+    if (len > s) fmt->rows_with_csr++;
+    nnz_ell += s;
+    csr += len - s;
     fmt->ell_len[i] = (int32_t)s;
+    fmt->csr_start[i + 1] = (int32_t)(csr <= INT_MAX ? csr : 0); /* an overflow is reported below */
+  }
+  fmt->width       = (PetscInt)width;
+  fmt->pitch       = RoundUp(fmt->width, fmt->width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
+  fmt->nnz_ell     = nnz_ell;
+  fmt->nnz_csr     = csr;
+  fmt->max_row_len = maxlen;
+  fmt->padding     = (PetscInt64)nrows * fmt->width - nnz_ell;
+  slots            = (PetscInt64)nrows * fmt->pitch;
+  /* before any allocation of the arrays: an absurd boundary must not try to allocate */
+  if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) {
+    free(fmt->ell_len);
+    free(fmt->csr_start);
+    fmt->ell_len   = NULL;
+    fmt->csr_start = NULL;
+    return CIHYBRID_ERR_INDEX_OVERFLOW;
+  }
+  return CIHYBRID_OK;
+}
+
+CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt)
+{
+  const size_t slots = (size_t)fmt->nrows * (size_t)fmt->pitch;
+  PetscInt     i, k;
+
+  CIHybridFormatFreeArrays(fmt);
+  for (i = 0; i < fmt->nrows; i++)
+    for (k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      if (colidx[k] < 0 || colidx[k] >= fmt->ncols) return CIHYBRID_ERR_ARGUMENT;
+      if (k > rowptr[i] && colidx[k] <= colidx[k - 1]) return CIHYBRID_ERR_ARGUMENT;
+    }
+  fmt->ell_col = (int32_t *)AllocArray(slots, sizeof(int32_t));
+  fmt->ell_val = (PetscScalar *)AllocArray(slots, sizeof(PetscScalar));
+  fmt->csr_col = (int32_t *)AllocArray((size_t)fmt->nnz_csr, sizeof(int32_t));
+  fmt->csr_val = (PetscScalar *)AllocArray((size_t)fmt->nnz_csr, sizeof(PetscScalar));
+  if (!fmt->ell_col || !fmt->ell_val || !fmt->csr_col || !fmt->csr_val) {
+    CIHybridFormatFreeArrays(fmt);
+    return CIHYBRID_ERR_MEMORY;
+  }
+  for (i = 0; i < fmt->nrows; i++) {
+    const PetscInt *cols = colidx + rowptr[i];
+    const PetscInt  len = rowptr[i + 1] - rowptr[i], s = fmt->ell_len[i];
+    int32_t        *ecol = fmt->ell_col + (size_t)i * fmt->pitch;
+    PetscInt        p;
+
     for (p = 0; p < s; p++) ecol[p] = (int32_t)cols[p];
     for (p = s; p < fmt->pitch; p++) ecol[p] = -1;
     for (p = s; p < len; p++) fmt->csr_col[fmt->csr_start[i] + p - s] = (int32_t)cols[p];
-    fmt->csr_start[i + 1] = fmt->csr_start[i] + (int32_t)(len - s);
-    if (len > s) fmt->rows_with_csr++;
   }
   return CIHybridRefreshValues(rowptr, vals, fmt);
+}
+
+CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
+{
+  CIHybridStatus status = CIHybridLayoutFromCSR(nrows, ncols, rowptr, colidx, split, boundary, fmt);
+
+  if (status == CIHYBRID_OK) status = CIHybridFillFromCSR(rowptr, colidx, vals, fmt);
+  if (status != CIHYBRID_OK) { /* the sizes stay for the caller's message, the arrays go */
+    CIHybridFormatFreeArrays(fmt);
+    free(fmt->ell_len);
+    free(fmt->csr_start);
+    fmt->ell_len   = NULL;
+    fmt->csr_start = NULL;
+  }
+  return status;
 }
 
 CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *vals, CIHybridFormat *fmt)

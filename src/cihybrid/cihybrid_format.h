@@ -58,10 +58,19 @@ typedef struct {
   PetscInt64 nnz, nnz_ell, nnz_csr, padding, rows_with_csr, max_row_len;
 } CIHybridFormat;
 
-const char    *CIHybridStatusString(CIHybridStatus);
+const char *CIHybridStatusString(CIHybridStatus);
+/* The build in two steps.  Layout: sizes, statistics, ell_len and csr_start (O(nrows)
+   work and memory, reading only the ELL prefix of each row); the big arrays stay NULL.
+   Fill: checks every column (in range, ascending) and allocates and fills ell_col,
+   ell_val, csr_col and csr_val on the host.  A device copy can be made from the layout
+   and the CSR arrays directly (CIHybridDeviceCreateFromCSR), with no host arrays.
+   Build: Layout then Fill; on failure only the sizes stay. */
+CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
+CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt);
 CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
-CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *vals, CIHybridFormat *fmt);
+CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *vals, CIHybridFormat *fmt); /* needs the filled arrays */
 void           CIHybridFormatFree(CIHybridFormat *fmt);
+void           CIHybridFormatFreeArrays(CIHybridFormat *fmt); /* the four big arrays only: the layout stays */
 PetscInt       CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *bytes_model);
 double         CIHybridBytesPerMult(const CIHybridFormat *fmt);
 

@@ -11,11 +11,12 @@ typedef struct {
   PetscInt         boundary; /* as set by the user; MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
   MatCIHybridSplit split;
   PetscBool        paper_kernel; /* -mat_cihybrid_kernel paper: the paper's kernel, for comparison */
-  CIHybridFormat   fmt;
-  double           model_bytes; /* byte model of the auto choice, -1 when the boundary was given */
+  CIHybridFormat   fmt;          /* the layout always; the host arrays once the host has multiplied */
+  double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
+  PetscBool        host_current; /* fmt's arrays hold the current values */
+  PetscBool        dev_current;  /* the device copy holds the current values */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice dev;
-  PetscBool      dev_current; /* device values match fmt */
   GpuMatsStage   stage_x, stage_y, stage_z;
 #endif
 } Mat_SeqAIJCIHybrid;

@@ -20,7 +20,9 @@ static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CIHybridBuild(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+/* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
+   arrays are filled later, on the side that multiplies. */
+static PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
 {
   PetscInt       m = A->rmap->n, boundary = h->boundary, maxlen = 0, i;
   CIHybridStatus status;
@@ -37,52 +39,60 @@ static PetscErrorCode CIHybridBuild(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt
     PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, maxlen, maxlen));
     boundary = maxlen;
   }
-  status = CIHybridBuildFromCSR(m, A->cmap->n, ai, aj, aa, (CIHybridSplit)h->split, boundary, &h->fmt);
+  status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->split, boundary, &h->fmt);
   if (status != CIHYBRID_OK) {
-    CIHybridFormat failed = h->fmt; /* sizes survive for the message, arrays were freed */
+    CIHybridFormat failed = h->fmt; /* sizes survive for the message */
 
     CIHybridFormatFree(&h->fmt);
     PetscCall(CIHybridCheckStatus(A, status, &failed));
   }
-  PetscCall(PetscInfo(A, "Built CIHYBRID %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
+  PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bring the shadow up to date with the AIJ master, and tell where to multiply. */
+/* Bring the shadow up to date with the AIJ master, and tell where to multiply.  A
+   structure change redoes the layout; the arrays are (re)filled only on the side that
+   multiplies: on the device straight from the AIJ arrays (no host copy of the format),
+   on the host otherwise. */
 PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
   GpuMatsShadowChange change;
+  const PetscInt     *ai, *aj;
+  PetscScalar        *aa;
+  PetscMemType        mtype;
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
-  if (change != GPUMATS_SHADOW_CURRENT) {
-    const PetscInt *ai, *aj;
-    PetscScalar    *aa;
-    PetscMemType    mtype;
-
+  if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->dev_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
+  if (change == GPUMATS_SHADOW_STRUCTURE) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-    PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
-    if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(CIHybridBuild(A, h, ai, aj, aa));
-    else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
-    PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+    PetscCall(CIHybridLayout(A, h, ai, aj));
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
-#if GPUMATS_HAVE_CUDA
-    if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(CIHybridDeviceDestroy(&h->dev));
-    h->dev_current = PETSC_FALSE;
-#endif
+  }
+  if (change != GPUMATS_SHADOW_CURRENT) {
+    h->host_current = PETSC_FALSE;
+    h->dev_current  = PETSC_FALSE;
+    PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
   }
 #if GPUMATS_HAVE_CUDA
-  if (*on_device && !h->dev_current) {
+  if (*on_device) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
-    if (!h->dev) PetscCall(CIHybridDeviceCreate(&h->fmt, &h->dev));
-    else PetscCall(CIHybridDeviceCopyValues(h->dev, &h->fmt));
+    if (!h->dev) PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
+    else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
     h->dev_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
+  if (!h->fmt.ell_col) PetscCall(CIHybridCheckStatus(A, CIHybridFillFromCSR(ai, aj, aa, &h->fmt), &h->fmt));
+  else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
+  h->host_current = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
