@@ -196,7 +196,7 @@ static PetscErrorCode Reference(Mat Aaij, Mat B, Mat *Cref)
 static PetscErrorCode RunK(TestCtx *t, const TestCase *tc, Mat Aaij, Mat Aci, PetscInt k)
 {
   const PetscScalar pad = 12345.0;
-  PetscInt          m, n, mults0, nums0;
+  PetscInt          m, n, mults0 = 0, nums0 = 0; /* set by EventCount; the initialisers quiet gcc -O3 */
   PetscScalar      *barray, *b2array, *carray, *c3array;
   Mat               B, B2, C1, C2, C3, Cref = NULL;
 
