@@ -238,7 +238,8 @@ typedef enum {
   BENCH_READ_BANDWIDTH,
   BENCH_COPY_BANDWIDTH,
   BENCH_SPMM_SPMVS,            /* C = A B as k tuned SpMVs, one per column */
-  BENCH_SPMM_CIHYBRID,         /* CIHybridDeviceSpMM */
+  BENCH_SPMM_CIHYBRID,         /* CIHybridDeviceSpMM (B through a row-major copy) */
+  BENCH_SPMM_CIHYBRID_COLMAJOR, /* the same kernel reading column-major B directly */
   BENCH_SPMM_CUSPARSE_DEFAULT, /* cusparseSpMM, CUSPARSE_SPMM_ALG_DEFAULT */
   BENCH_SPMM_CUSPARSE_ALG2     /* cusparseSpMM, CUSPARSE_SPMM_CSR_ALG2 */
 } BenchKind;
@@ -322,6 +323,9 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
     break;
   case BENCH_SPMM_CIHYBRID:
     PetscCall(CIHybridDeviceSpMM(b->hyb, b->spmm_k, b->B, b->ncols, PETSC_FALSE, b->C, b->nrows));
+    break;
+  case BENCH_SPMM_CIHYBRID_COLMAJOR:
+    PetscCall(CIHybridDeviceSpMMLayout(b->hyb, b->spmm_k, b->B, b->ncols, PETSC_FALSE, PETSC_FALSE, b->C, b->nrows));
     break;
   case BENCH_SPMM_CUSPARSE_DEFAULT:
     BenchCallCUSPARSE(cusparseSpMM(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, b->spmm_buffer[0]));
@@ -408,6 +412,8 @@ static const char *BenchKernelName(const BenchKernel *k)
     return "cihybrid_tuned_spmv_x_k";
   case BENCH_SPMM_CIHYBRID:
     return "cihybrid_spmm";
+  case BENCH_SPMM_CIHYBRID_COLMAJOR:
+    return "cihybrid_spmm_colmajor_b";
   case BENCH_SPMM_CUSPARSE_DEFAULT:
     return "cusparse_spmm_default";
   case BENCH_SPMM_CUSPARSE_ALG2:
@@ -836,6 +842,7 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
     const BenchKernel kernels[] = {
       {BENCH_SPMM_SPMVS,            CIHYBRID_TUNED_DEFAULT, lanes},
       {BENCH_SPMM_CIHYBRID,         CIHYBRID_TUNED_DEFAULT, 0    },
+      {BENCH_SPMM_CIHYBRID_COLMAJOR, CIHYBRID_TUNED_DEFAULT, 0    },
       {BENCH_SPMM_CUSPARSE_DEFAULT, CIHYBRID_TUNED_DEFAULT, 0    },
       {BENCH_SPMM_CUSPARSE_ALG2,    CIHYBRID_TUNED_DEFAULT, 0    }
     };

@@ -12,7 +12,9 @@ struct _n_CIHybridDevice {
   int32_t     *csr_start; /* nrows+1 */
   int32_t     *csr_col;   /* nnz_csr */
   PetscScalar *csr_val;   /* nnz_csr */
-  size_t       bytes;     /* device memory held */
+  size_t       bytes;     /* device memory held by the arrays above */
+  PetscScalar *spmm_work; /* B row-major for the SpMM, spmm_work_bytes long (not in 'bytes') */
+  size_t       spmm_work_bytes;
 };
 
 /* Variants of CIHYBRID_KERNEL_TUNED, timed against each other by
@@ -24,6 +26,10 @@ typedef enum {
 #define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_SCALAR
 
 extern const char *const CIHybridTunedVariantNames[];
+
+/* CIHybridDeviceSpMM with the choice of reading B through a row-major copy (what
+   CIHybridDeviceSpMM does) or as it is (rowmajor_copy false), for the benchmark. */
+PetscErrorCode CIHybridDeviceSpMMLayout(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool rowmajor_copy, PetscBool add, PetscScalar *C, PetscInt ldc);
 
 /* Lanes per row (4, 8, 16 or 32) the variant uses on this matrix when not forced. */
 PetscErrorCode CIHybridDeviceTunedLanesPerRow(CIHybridDevice dev, CIHybridTunedVariant variant, PetscInt *lanes);

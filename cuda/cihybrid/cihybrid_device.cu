@@ -164,6 +164,7 @@ PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev)
   PetscCall(GpuMatsCUDAFree(d->csr_start));
   PetscCall(GpuMatsCUDAFree(d->csr_col));
   PetscCall(GpuMatsCUDAFree(d->csr_val));
+  PetscCall(GpuMatsCUDAFree(d->spmm_work));
   PetscCall(PetscFree(*dev));
   PetscFunctionReturn(0);
 }

@@ -10,7 +10,14 @@
    k = 1 is the warp-per-row SpMV, k >= 32 gives every lane its own columns,
    and no work is spent reducing partial sums that are not there.  At the
    end of a tile the slots are summed by xor-shuffles.  k larger than one
-   tile (128 columns) loops over tiles, reading the row again from cache. */
+   tile (128 columns) loops over tiles, reading the row again from cache.
+
+   B is first copied row-major into a work array of the device copy (k
+   contiguous values for each row of B), so the KW column lanes of a slot
+   gather one matrix entry's B values from one or two 32-byte sectors
+   instead of KW sectors of column-major B, where 8 of every 32 bytes read
+   are used.  The copy moves 2 x 8 n k bytes, a few percent of the product;
+   where the work array cannot be allocated, the kernel reads B as it is. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -31,7 +38,8 @@ extern "C" {
 #define CIHYBRID_SPMM_MAX_CPL    4 /* columns per lane: a tile is at most 32 * 4 columns */
 
 /* What the kernel reads of the device copy, passed by value. */
-template <int KW, int CPL>
+/* B(c, j) is B[c * ldb + j] when ROWMAJOR, else B[c + j * ldb]. */
+template <int KW, int CPL, bool ROWMAJOR>
 __global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerRow(CIHybridArrays A, int k, const double *__restrict__ B, long long ldb, int add, double *C, long long ldc)
 {
   constexpr int   SLOTS = 32 / KW;
@@ -67,7 +75,7 @@ __global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerR
         for (int q = 0; q < CPL; q++) {
           const int j = j0 + cl + q * KW;
 
-          if (j < k) acc[q] = fma(v, __ldg(B + c + j * ldb), acc[q]);
+          if (j < k) acc[q] = fma(v, __ldg(ROWMAJOR ? B + c * ldb + j : B + c + j * ldb), acc[q]);
         }
       }
     }
@@ -85,23 +93,64 @@ __global__ void __launch_bounds__(CIHYBRID_SPMM_BLOCK_SIZE) CIHybridSpMMWarpPerR
   }
 }
 
+/* Bt = B row-major: Bt[c * k + j] = B[c + j * ldb]; consecutive threads write consecutive entries. */
+__global__ void CIHybridSpMMTransposeB(long long n, int k, const double *__restrict__ B, long long ldb, double *Bt)
+{
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n * k; e += (long long)gridDim.x * blockDim.x) {
+    const long long c = e / k;
+    const int       j = (int)(e - c * k);
+
+    Bt[e] = B[c + j * ldb];
+  }
+}
+
 template <int KW, int CPL>
-static PetscErrorCode CIHybridSpMMLaunch(const CIHybridArrays &A, int k, cudaStream_t stream, const double *B, long long ldb, int add, double *C, long long ldc)
+static PetscErrorCode CIHybridSpMMLaunch(const CIHybridArrays &A, int k, cudaStream_t stream, const double *B, long long ldb, bool rowmajor, int add, double *C, long long ldc)
 {
   const unsigned grid = (unsigned)(((size_t)A.nrows * 32 + CIHYBRID_SPMM_BLOCK_SIZE - 1) / CIHYBRID_SPMM_BLOCK_SIZE);
 
   PetscFunctionBegin;
-  CIHybridSpMMWarpPerRow<KW, CPL><<<grid, CIHYBRID_SPMM_BLOCK_SIZE, 0, stream>>>(A, k, B, ldb, add, C, ldc);
+  if (rowmajor) CIHybridSpMMWarpPerRow<KW, CPL, true><<<grid, CIHYBRID_SPMM_BLOCK_SIZE, 0, stream>>>(A, k, B, ldb, add, C, ldc);
+  else CIHybridSpMMWarpPerRow<KW, CPL, false><<<grid, CIHYBRID_SPMM_BLOCK_SIZE, 0, stream>>>(A, k, B, ldb, add, C, ldc);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+/* The work array for B row-major, grown on demand; *ok false (and no error) when the
+   device has no room for it. */
+static PetscErrorCode CIHybridSpMMWorkReserve(CIHybridDevice dev, size_t bytes, PetscBool *ok)
+{
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  if (bytes <= dev->spmm_work_bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDASynchronize()); /* an earlier product may still read the old array */
+  PetscCall(GpuMatsCUDAFree(dev->spmm_work));
+  dev->spmm_work       = NULL;
+  dev->spmm_work_bytes = 0;
+  cerr                 = cudaMalloc((void **)&dev->spmm_work, bytes);
+  if (cerr == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    dev->spmm_work = NULL;
+    *ok            = PETSC_FALSE;
+    PetscCall(PetscInfo(NULL, "No device memory for a %zu-byte row-major copy of B: the SpMM reads B column-major\n", bytes));
+    PetscFunctionReturn(0);
+  }
+  GpuMatsCallCUDA(cerr);
+  dev->spmm_work_bytes = bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridDeviceSpMMLayout(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool rowmajor_copy, PetscBool add, PetscScalar *C, PetscInt ldc)
 {
   CIHybridArrays A;
-  void              *s;
-  cudaStream_t       stream;
-  int                kw = 1, cpl = 1;
+  void          *s;
+  cudaStream_t   stream;
+  int            kw = 1, cpl = 1;
+  long long      ld = ldb;
+  const double  *b  = B;
+  bool           rowmajor = false;
 
   PetscFunctionBegin;
   PetscCheck(k >= 0 && k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SpMM with %" PetscInt_FMT " columns: give 0 to %d", k, INT32_MAX);
@@ -111,39 +160,58 @@ PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscSca
     PetscFunctionReturn(0);
   }
   PetscCall(GpuMatsCUDAGetStream(&s));
-  stream      = (cudaStream_t)s;
-  A           = CIHybridArraysOf(dev);
+  stream = (cudaStream_t)s;
+  if (rowmajor_copy && dev->ncols) {
+    PetscBool ok;
+
+    PetscCall(CIHybridSpMMWorkReserve(dev, (size_t)dev->ncols * (size_t)k * sizeof(PetscScalar), &ok));
+    if (ok) {
+      const size_t   total = (size_t)dev->ncols * (size_t)k;
+      const unsigned grid  = (unsigned)PetscMin((total + 255) / 256, (size_t)65535 * 16);
+
+      CIHybridSpMMTransposeB<<<grid, 256, 0, stream>>>((long long)dev->ncols, (int)k, B, ldb, dev->spmm_work);
+      GpuMatsCallCUDA(cudaGetLastError());
+      b        = dev->spmm_work;
+      ld       = k;
+      rowmajor = true;
+    }
+  }
+  A = CIHybridArraysOf(dev);
   while (kw < 32 && kw < k) kw *= 2;
   while (cpl < CIHYBRID_SPMM_MAX_CPL && kw * cpl < k) cpl *= 2;
   if (kw < 32) { /* k <= kw: one column per lane */
     switch (kw) {
-    case 1:
-      PetscCall(CIHybridSpMMLaunch<1, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
-      break;
     case 2:
-      PetscCall(CIHybridSpMMLaunch<2, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<2, 1>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
       break;
     case 4:
-      PetscCall(CIHybridSpMMLaunch<4, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<4, 1>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
       break;
     case 8:
-      PetscCall(CIHybridSpMMLaunch<8, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<8, 1>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
       break;
     default:
-      PetscCall(CIHybridSpMMLaunch<16, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<16, 1>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
     }
   } else {
     switch (cpl) {
     case 1:
-      PetscCall(CIHybridSpMMLaunch<32, 1>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<32, 1>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
       break;
     case 2:
-      PetscCall(CIHybridSpMMLaunch<32, 2>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<32, 2>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
       break;
     default:
-      PetscCall(CIHybridSpMMLaunch<32, CIHYBRID_SPMM_MAX_CPL>(A, (int)k, stream, B, ldb, add, C, ldc));
+      PetscCall(CIHybridSpMMLaunch<32, CIHYBRID_SPMM_MAX_CPL>(A, (int)k, stream, b, ld, rowmajor, add, C, ldc));
     }
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridDeviceSpMMLayout(dev, k, B, ldb, PETSC_TRUE, add, C, ldc));
   PetscFunctionReturn(0);
 }
 
