@@ -11,7 +11,9 @@
 # $GPUMATS_FCIDUMP_DIR (default .device/fcidump).
 # Output in $OUT: eigen.csv (one line per solve, ci_eigen -csv) and eigen.txt.
 # GPUMATS_EIGEN_SPACES: "isym" (the 414,441-determinant sector, default), "full"
-# (1,656,369 determinants, 1.1e9 nonzeros) or "isym full".
+# (1,656,369 determinants, 1.1e9 nonzeros) or "isym full".  GPUMATS_EIGEN_REPEAT:
+# runs of each GPU configuration (default 1; one CSV line each, take the median),
+# the CPU ones run once.
 # Usage: tools/device-eigen.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
@@ -21,18 +23,21 @@ MPIEXEC=${MPIEXEC:-$PETSC_DIR/bin/mpiexec}
 LIMIT=${GPUMATS_EIGEN_TIMEOUT:-240}
 status=0
 
-# $1 label, $2 ranks, then ci_eigen options
+# $1 label, $2 ranks, then ci_eigen options; a GPU run (one rank) is repeated
 solve() {
   label=$1 np=$2
   shift 2
-  echo "== $label ($np rank(s)): $*" | tee -a "$OUT/eigen.txt"
-  timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/ci_eigen" -fcidump "$F/H2O.631G.FCIDUMP" "$@" \
-    -csv "$OUT/eigen.csv" -csv_label "$label" > /tmp/eigen_run.txt 2>&1 || { status=1; echo "   FAILED or timed out"; }
-  grep -vE "^(FCIDUMP|Determinants)" /tmp/eigen_run.txt | tee -a "$OUT/eigen.txt"
+  runs=1; [ "$np" = 1 ] && runs=${GPUMATS_EIGEN_REPEAT:-1}
+  for run in $(seq "$runs"); do
+    echo "== $label ($np rank(s), run $run of $runs): $*" | tee -a "$OUT/eigen.txt"
+    timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/ci_eigen" -fcidump "$F/H2O.631G.FCIDUMP" "$@" \
+      -csv "$OUT/eigen.csv" -csv_label "$label" > /tmp/eigen_run.txt 2>&1 || { status=1; echo "   FAILED or timed out"; }
+    grep -vE "^(FCIDUMP|Determinants)" /tmp/eigen_run.txt | tee -a "$OUT/eigen.txt"
+  done
 }
 
 gpumats="-dll_append $B/libgpumats.so -mat_type cihybrid"
-cusparse="-mat_type aijcusparse -vec_type cuda"
+cusparse="-mat_type aijcusparse"
 # LOBPCG: Jacobi preconditioner of A - sigma I with sigma below the ground state (Davidson's)
 lobpcg="-eps_type lobpcg -st_ksp_type preonly -st_pc_type jacobi -st_shift -77"
 for space in ${GPUMATS_EIGEN_SPACES:-isym}; do

@@ -27,8 +27,9 @@ typedef enum {
 
 extern const char *const CIHybridTunedVariantNames[];
 
-/* CIHybridDeviceSpMM with the choice of reading B through a row-major copy (what
-   CIHybridDeviceSpMM does) or as it is (rowmajor_copy false), for the benchmark. */
+/* CIHybridDeviceSpMM with the choice of reading B as it is (rowmajor_copy false) or,
+   from CIHYBRID_SPMM_ROWMAJOR_MIN_K columns on, through a row-major copy (what
+   CIHybridDeviceSpMM does), for the benchmark. */
 PetscErrorCode CIHybridDeviceSpMMLayout(CIHybridDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool rowmajor_copy, PetscBool add, PetscScalar *C, PetscInt ldc);
 
 /* Lanes per row (4, 8, 16 or 32) the variant uses on this matrix when not forced. */
