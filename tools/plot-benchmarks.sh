@@ -40,6 +40,12 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 font='Sans,12'
 
+# gnuplot settings of the SpMV bar panels (spmv_h200.png, spmv_real_h200.png)
+spmv_bars() {
+  printf '%s\n' "set style fill solid 0.85 border -1" "set boxwidth 0.6" "set grid ytics" \
+    "set ylabel 'SpMV time (ms, median)'" "set yrange [0:*]" "set offsets 0, 0, graph 0.18, 0"
+}
+
 # ---- (a) SpMV time per kernel, one panel per matrix -------------------------
 # kernel rows of table 'spmv', columns found by their header name (bench_real.csv
 # has an extra first column `matrix`); the matrix size and nonzeros come from
@@ -83,12 +89,7 @@ if [ -f "$run/bench_32768.csv" ] && [ -f "$run/bench_131072.csv" ]; then
 set terminal pngcairo size 1500,720 font '$font'
 set output '$out/spmv_h200.png'
 set multiplot layout 1,2 title "SpMV y = Ax on an NVIDIA H200, paper-like CI matrices (median of 200 runs)\nlabels: milliseconds and % of the measured read bandwidth (minimal CSR bytes / time)" font 'Sans,14'
-set style fill solid 0.85 border -1
-set boxwidth 0.6
-set grid ytics
-set ylabel 'SpMV time (ms, median)'
-set yrange [0:*]
-set offsets 0, 0, graph 0.18, 0
+$(spmv_bars)
 set bmargin 4
 unset key
 load '$tmp/spmv1.gp'
@@ -128,12 +129,7 @@ if [ -f "$real" ] && [ "$nreal" -gt 0 ]; then
 set terminal pngcairo size $((640 * nreal + 160)),760 font '$font'
 set output '$out/spmv_real_h200.png'
 set multiplot layout 1,$nreal title "SpMV y = Ax on an NVIDIA H200, real CI matrices (FCI Hamiltonians, automatic BOUNDARY; median of 200 runs)\nlabels: milliseconds and % of the measured read bandwidth (minimal CSR bytes / time)" font 'Sans,14'
-set style fill solid 0.85 border -1
-set boxwidth 0.6
-set grid ytics
-set ylabel 'SpMV time (ms, median)'
-set yrange [0:*]
-set offsets 0, 0, graph 0.18, 0
+$(spmv_bars)
 set bmargin 5
 unset key
 EOF

@@ -481,13 +481,14 @@ PetscErrorCode FCIRowGeneratorGetThreads(FCIRowGenerator gen, PetscInt *nthreads
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], PetscInt dnzu[], PetscInt onzu[])
-{
-  const FCIDetSpace *sp     = gen->sp;
-  int                failed = 0;
+/* Calls row(gen, r, work, ctx) for the rows rstart..rend-1 on the generator's threads, each
+   thread with its own work rows; returns 1 if a thread could not allocate them. */
+typedef void (*FCIRowFunction)(FCIRowGenerator, PetscInt, FCIThreadWork *, void *);
 
-  PetscFunctionBeginUser;
-  PetscCheck(0 <= rstart && rstart <= rend && rend <= sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, sp->ndet - 1);
+static int FCIForEachRow(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, FCIRowFunction row, void *ctx)
+{
+  int failed = 0;
+
   FCI_OMP(omp parallel num_threads(gen->nthreads))
   {
     FCIThreadWork w;
@@ -497,72 +498,88 @@ PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, Pe
       failed = 1;
     } else {
       FCI_OMP(omp for schedule(dynamic, 64))
-      for (PetscInt r = rstart; r < rend; r++) {
-        /* the lexical row of r's determinant, its columns mapped to the ordering: the counts need no sorted row */
-        const PetscInt k = FCIRowLexical(gen, sp->iperm ? sp->iperm[r] : r, w.cols, w.vals);
-        PetscInt       d = 0, o = 0, du = 0, ou = 0;
-
-        for (PetscInt q = 0; q < k; q++) {
-          const PetscInt c = sp->perm ? sp->perm[w.cols[q]] : w.cols[q];
-
-          if (c >= cstart && c < cend) {
-            d++;
-            if (c >= r) du++;
-          } else {
-            o++;
-            if (c >= r) ou++;
-          }
-        }
-        dnz[r - rstart] = d;
-        if (onz) onz[r - rstart] = o;
-        if (dnzu) dnzu[r - rstart] = du;
-        if (onzu) onzu[r - rstart] = ou;
-      }
+      for (PetscInt r = rstart; r < rend; r++) row(gen, r, &w, ctx);
     }
     FCIThreadWorkDestroy(&w);
   }
-  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
+  return failed;
+}
+
+typedef struct {
+  PetscInt  rstart, cstart, cend;
+  PetscInt *dnz, *onz, *dnzu, *onzu;
+} FCICountCtx;
+
+/* the lexical row of r's determinant, its columns mapped to the ordering: the counts need no sorted row */
+static void FCICountRow(FCIRowGenerator gen, PetscInt r, FCIThreadWork *w, void *ctx)
+{
+  const FCICountCtx *c  = (const FCICountCtx *)ctx;
+  const FCIDetSpace *sp = gen->sp;
+  const PetscInt     k  = FCIRowLexical(gen, sp->iperm ? sp->iperm[r] : r, w->cols, w->vals);
+  PetscInt           d = 0, o = 0, du = 0, ou = 0;
+
+  for (PetscInt q = 0; q < k; q++) {
+    const PetscInt col = sp->perm ? sp->perm[w->cols[q]] : w->cols[q];
+
+    if (col >= c->cstart && col < c->cend) {
+      d++;
+      if (col >= r) du++;
+    } else {
+      o++;
+      if (col >= r) ou++;
+    }
+  }
+  c->dnz[r - c->rstart] = d;
+  if (c->onz) c->onz[r - c->rstart] = o;
+  if (c->dnzu) c->dnzu[r - c->rstart] = du;
+  if (c->onzu) c->onzu[r - c->rstart] = ou;
+}
+
+PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], PetscInt dnzu[], PetscInt onzu[])
+{
+  FCICountCtx ctx = {rstart, cstart, cend, dnz, onz, dnzu, onzu};
+
+  PetscFunctionBeginUser;
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= gen->sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, gen->sp->ndet - 1);
+  PetscCheck(!FCIForEachRow(gen, rstart, rend, FCICountRow, &ctx), PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
   PetscFunctionReturn(0);
+}
+
+typedef struct {
+  PetscInt          rstart;
+  const PetscInt64 *offset;
+  PetscInt         *cols;
+  PetscScalar      *vals;
+  PetscInt          bad; /* a row whose length is not the one counted, or -1 */
+} FCIGetCtx;
+
+/* into the thread's row first: a slot shorter than the row must not overflow */
+static void FCIGetRow(FCIRowGenerator gen, PetscInt r, FCIThreadWork *w, void *ctx)
+{
+  FCIGetCtx       *c = (FCIGetCtx *)ctx;
+  const PetscInt64 o = c->offset[r - c->rstart] - c->offset[0], len = c->offset[r - c->rstart + 1] - c->offset[r - c->rstart];
+  const PetscInt   k = FCIRowOrdered(gen, r, w->cols, w->vals, w->wcols, w->wvals, w->wlev);
+
+  if (k == len) {
+    memcpy(c->cols + o, w->cols, (size_t)k * sizeof(PetscInt));
+    memcpy(c->vals + o, w->vals, (size_t)k * sizeof(PetscScalar));
+  } else {
+    FCI_OMP(omp atomic write)
+    c->bad = r;
+  }
 }
 
 PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, const PetscInt64 offset[], PetscInt cols[], PetscScalar vals[])
 {
-  const FCIDetSpace *sp     = gen->sp;
-  int                failed = 0;
-  PetscInt           bad    = -1; /* a row whose length is not the one counted */
+  FCIGetCtx ctx = {rstart, offset, cols, vals, -1};
 
   PetscFunctionBeginUser;
-  PetscCheck(0 <= rstart && rstart <= rend && rend <= sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, sp->ndet - 1);
-  FCI_OMP(omp parallel num_threads(gen->nthreads))
-  {
-    FCIThreadWork w;
-
-    if (FCIThreadWorkCreate(gen, &w)) {
-      FCI_OMP(omp atomic write)
-      failed = 1;
-    } else {
-      FCI_OMP(omp for schedule(dynamic, 64))
-      for (PetscInt r = rstart; r < rend; r++) {
-        const PetscInt64 o = offset[r - rstart] - offset[0], len = offset[r - rstart + 1] - offset[r - rstart];
-
-        /* into the thread's row first: a slot shorter than the row must not overflow */
-        const PetscInt k = FCIRowOrdered(gen, r, w.cols, w.vals, w.wcols, w.wvals, w.wlev);
-
-        if (k == len) {
-          memcpy(cols + o, w.cols, (size_t)k * sizeof(PetscInt));
-          memcpy(vals + o, w.vals, (size_t)k * sizeof(PetscScalar));
-        } else {
-          FCI_OMP(omp atomic write)
-          bad = r;
-        }
-      }
-    }
-    FCIThreadWorkDestroy(&w);
-  }
-  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
-  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Row %" PetscInt_FMT ": its length differs from offset[%" PetscInt_FMT "] - offset[%" PetscInt_FMT "] (give the lengths of FCIRowGeneratorCountRows)", bad, bad - rstart + 1, bad - rstart);
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= gen->sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, gen->sp->ndet - 1);
+  PetscCheck(!FCIForEachRow(gen, rstart, rend, FCIGetRow, &ctx), PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
+  PetscCheck(ctx.bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Row %" PetscInt_FMT ": its length differs from offset[%" PetscInt_FMT "] - offset[%" PetscInt_FMT "] (give the lengths of FCIRowGeneratorCountRows)", ctx.bad, ctx.bad - rstart + 1, ctx.bad - rstart);
   PetscFunctionReturn(0);
 }
+
 /* Threads of each rank for the row sweeps: -fci_threads, else OMP_NUM_THREADS where set, else
    OpenMP's default (the cores) shared among the ranks of the node. */
 static PetscErrorCode FCIThreadsPerRank(MPI_Comm comm, PetscInt *nthreads)
