@@ -181,6 +181,24 @@ static void TestRandom(void)
       for (PetscInt k = 0; k < rowptr[m]; k++) val[k] = 2 * Uniform() - 1;
       CHECK(CIHybridRefreshValues(rowptr, val, &f) == CIHYBRID_OK, "refresh %d", trial);
     }
+    /* the two steps the Mat type uses: a layout alone equals the build's, with no arrays;
+       a fill after it, and a fill again after the arrays were dropped, equal a fresh build */
+    {
+      CIHybridFormat l, b;
+
+      CHECK(CIHybridLayoutFromCSR(m, n, rowptr, col, split, boundary, &l) == CIHYBRID_OK, "random %d: layout", trial);
+      CHECK(!l.ell_col && !l.ell_val && !l.csr_col && !l.csr_val, "random %d: the layout has arrays", trial);
+      CHECK(l.width == f.width && l.pitch == f.pitch && l.nnz_ell == f.nnz_ell && l.nnz_csr == f.nnz_csr && l.padding == f.padding && l.rows_with_csr == f.rows_with_csr && l.max_row_len == f.max_row_len, "random %d: layout statistics", trial);
+      CHECK(!memcmp(l.ell_len, f.ell_len, (size_t)m * sizeof(int32_t)) && !memcmp(l.csr_start, f.csr_start, (size_t)(m + 1) * sizeof(int32_t)), "random %d: layout rows", trial);
+      for (int again = 0; again < 2; again++) {
+        CHECK(CIHybridFillFromCSR(rowptr, col, val, &l) == CIHYBRID_OK, "random %d: fill %d", trial, again);
+        CHECK(CIHybridBuildFromCSR(m, n, rowptr, col, val, split, boundary, &b) == CIHYBRID_OK, "random %d: rebuild", trial);
+        CHECK(!memcmp(l.ell_col, b.ell_col, (size_t)m * l.pitch * sizeof(int32_t)) && !memcmp(l.ell_val, b.ell_val, (size_t)m * l.pitch * sizeof(PetscScalar)) && !memcmp(l.csr_col, b.csr_col, (size_t)l.nnz_csr * sizeof(int32_t)) && !memcmp(l.csr_val, b.csr_val, (size_t)l.nnz_csr * sizeof(PetscScalar)), "random %d: fill %d differs from a build", trial, again);
+        CIHybridFormatFree(&b);
+        CIHybridFormatFreeArrays(&l);
+      }
+      CIHybridFormatFree(&l);
+    }
     CIHybridFormatFree(&f);
     free(rowptr), free(col), free(val), free(x), free(y), free(yref), free(xt), free(yt), free(ytref);
   }
