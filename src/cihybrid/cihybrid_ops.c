@@ -81,8 +81,10 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
 #if GPUMATS_HAVE_CUDA
   if (*on_device) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
-    if (!h->dev) PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
-    else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
+    if (!h->dev) {
+      PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
+      PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded)\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0));
+    } else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
     h->dev_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
