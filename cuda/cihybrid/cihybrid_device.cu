@@ -69,30 +69,61 @@ __global__ void CIHybridFillRows(int r0, int r1, const PetscInt *rowptr, PetscIn
   }
 }
 
+/* The temporary buffers of a fill for 'chunk' entries (values, and columns when cols);
+   *ok false, nothing allocated and no error when the device has no room for them. */
+static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, PetscScalar **tvals, PetscInt **tcols, PetscBool *ok)
+{
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  *tvals = NULL;
+  *tcols = NULL;
+  *ok    = PETSC_TRUE;
+  if (!chunk) PetscFunctionReturn(0); /* no entries at all: the fill writes padding only */
+  cerr = cudaMalloc((void **)tvals, (size_t)chunk * sizeof(PetscScalar));
+  if (cerr == cudaSuccess && cols) cerr = cudaMalloc((void **)tcols, (size_t)chunk * sizeof(PetscInt));
+  *ok = cerr == cudaSuccess ? PETSC_TRUE : PETSC_FALSE;
+  if (cerr == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    PetscCall(GpuMatsCUDAFree(*tvals));
+    *tvals = NULL;
+    PetscFunctionReturn(0);
+  }
+  GpuMatsCallCUDA(cerr);
+  PetscFunctionReturn(0);
+}
+
 /* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays, a chunk of
-   rows at a time through temporary device buffers (a chunk holds at least the longest
-   row, maxlen); rowptr_dev is ai on the device. */
+   rows at a time through temporary device buffers; rowptr_dev is ai on the device.  A
+   chunk holds 2^25 entries, or half as many as often as needed to fit the free device
+   memory, but never fewer than the longest row (maxlen) or 2^16. */
 static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *rowptr_dev, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
-  const PetscInt64 total = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
-  const PetscInt64 chunk = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
+  const PetscInt64 total    = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
+  const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
+  PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
+  PetscBool        ok       = PETSC_FALSE;
   PetscInt        *tcols = NULL;
   PetscScalar     *tvals = NULL;
   int             *bad   = NULL, hbad = 0;
   cudaStream_t     stream;
   PetscErrorCode   ierr = 0;
-  char             what[128];
 
   PetscFunctionBegin;
   if (!d->nrows) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream((void **)&stream));
-  snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ values", (long long)chunk);
-  ierr = GpuMatsCUDAMalloc((void **)&tvals, (size_t)chunk * sizeof(PetscScalar), what);
-  if (!ierr && aj) {
-    snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ columns", (long long)chunk);
-    ierr = GpuMatsCUDAMalloc((void **)&tcols, (size_t)chunk * sizeof(PetscInt), what);
+  for (;; chunk = PetscMax(chunk / 2, smallest)) {
+    PetscCall(CIHybridFillBuffers(chunk, aj ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok));
+    if (ok || chunk == smallest) break;
   }
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
+  if (!ok) { /* the smallest chunk does not fit either */
+    size_t free_bytes = 0, total_bytes = 0;
+
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate the CIHYBRID fill buffers on the GPU: %lld AIJ entries (%zu bytes) requested, %.1f MiB free of %.1f MiB", (long long)chunk, (size_t)chunk * (sizeof(PetscScalar) + (aj ? sizeof(PetscInt) : 0)), free_bytes / 1048576.0, total_bytes / 1048576.0);
+  }
+  if (chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) PetscCall(PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk));
+  ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
   for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
     const PetscInt64 base = ai[r0];
