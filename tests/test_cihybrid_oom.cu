@@ -2,23 +2,57 @@
    nothing, and leave the matrix usable once memory is back.
    The test takes nearly all free device memory itself, multiplies, expects
    PETSC_ERR_MEM, gives the memory back and multiplies again (checked against
-   MATAIJ). Skipped (exit 77) without a usable device. */
+   MATAIJ).  Then, with room for the format but not for the fill's full-size
+   upload buffers, a fresh copy of the matrix must still multiply correctly
+   (the fill uses smaller chunks).  Skipped (exit 77) without a usable device. */
 #include <gpumats.h>
 #include <cuda_runtime.h>
 #include <string.h>
 
 static const char help[] = "cihybrid: device out-of-memory handling\n";
 
+/* Takes all free device memory but 'keep' bytes (*hog, to cudaFree). */
+static PetscErrorCode HogDevice(size_t keep, void **hog)
+{
+  size_t avail, total, bytes;
+
+  PetscFunctionBeginUser;
+  *hog = NULL;
+  PetscCheck(cudaMemGetInfo(&avail, &total) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemGetInfo failed");
+  PetscCheck(avail > keep + ((size_t)1 << 30), PETSC_COMM_SELF, PETSC_ERR_LIB, "only %zu bytes free on the device", avail);
+  bytes = avail - keep;
+  while (cudaMalloc(hog, bytes) != cudaSuccess && bytes > ((size_t)1 << 30)) {
+    (void)cudaGetLastError();
+    bytes -= (size_t)64 << 20;
+  }
+  PetscCheck(*hog, PETSC_COMM_SELF, PETSC_ERR_LIB, "could not take the device memory the test needs");
+  PetscFunctionReturn(0);
+}
+
+/* |y - yref| <= 1e-12 |yref| for y = A x and yref = B x */
+static PetscErrorCode CheckMult(Mat A, Mat B, Vec x, Vec y, Vec yref, const char *when)
+{
+  PetscReal err, nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(B, x, yref));
+  PetscCall(VecAXPY(y, -1.0, yref));
+  PetscCall(VecNorm(y, NORM_2, &err));
+  PetscCall(VecNorm(yref, NORM_2, &nrm));
+  PetscCheck(err <= 1e-12 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: relative error %g", when, (double)(err / nrm));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: %s, relative error %g\n", when, (double)(err / nrm)));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  Mat            A, B;
+  Mat            A, B, C;
   Vec            x, y, yref;
   PetscInt       n = 200000, per_row = 40, i, k;
   PetscBool      uses;
   void          *hog = NULL;
-  size_t         avail, total, hog_bytes;
   PetscErrorCode ierr;
-  PetscReal      err, nrm;
   const char    *text, *specific;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -42,13 +76,7 @@ int main(int argc, char **argv)
   PetscCall(VecSet(y, 0.0)); /* vectors on the device before memory runs out */
 
   /* leave ~16 MiB: the format needs n*40*12 bytes = 96 MB */
-  if (cudaMemGetInfo(&avail, &total) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemGetInfo failed");
-  hog_bytes = avail - ((size_t)16 << 20);
-  while (cudaMalloc(&hog, hog_bytes) != cudaSuccess && hog_bytes > ((size_t)1 << 30)) {
-    (void)cudaGetLastError();
-    hog_bytes -= (size_t)64 << 20;
-  }
-  PetscCheck(hog, PETSC_COMM_SELF, PETSC_ERR_LIB, "could not take the device memory the test needs");
+  PetscCall(HogDevice((size_t)16 << 20, &hog));
 
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatMult(A, x, y);
@@ -59,13 +87,15 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: expected error: %s\n", specific));
 
   if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
-  PetscCall(MatMult(A, x, y));
-  PetscCall(MatMult(B, x, yref));
-  PetscCall(VecAXPY(y, -1.0, yref));
-  PetscCall(VecNorm(y, NORM_2, &err));
-  PetscCall(VecNorm(yref, NORM_2, &nrm));
-  PetscCheck(err <= 1e-12 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "after the memory came back: relative error %g", (double)(err / nrm));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: recovered, relative error %g\n", (double)(err / nrm)));
+  PetscCall(CheckMult(A, B, x, y, yref, "recovered after the memory came back"));
+
+  /* room for the format (~100 MB) and 40 MB more, not for the 96 MB upload buffers of one chunk */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
+  PetscCall(HogDevice((size_t)140 << 20, &hog));
+  ierr = CheckMult(C, B, x, y, yref, "fill in smaller chunks with little device memory");
+  if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
+  PetscCall(ierr);
+  PetscCall(MatDestroy(&C));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yref));
