@@ -48,6 +48,7 @@ static PetscErrorCode CheckMult(Mat A, Mat B, Vec x, Vec y, Vec yref, const char
 int main(int argc, char **argv)
 {
   Mat            A, B, C;
+  MatCIHybridInfo info;
   Vec            x, y, yref;
   PetscInt       n = 200000, per_row = 40, i, k;
   PetscBool      uses;
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
   PetscCall(VecSet(x, 1.0));
   PetscCall(VecSet(y, 0.0)); /* vectors on the device before memory runs out */
 
-  /* leave ~16 MiB: the format needs n*40*12 bytes = 96 MB */
+  /* leave ~16 MiB: the format needs about 155 MB (ELL pitch 64 for rows of 40) */
   PetscCall(HogDevice((size_t)16 << 20, &hog));
 
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -89,9 +90,11 @@ int main(int argc, char **argv)
   if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
   PetscCall(CheckMult(A, B, x, y, yref, "recovered after the memory came back"));
 
-  /* room for the format (~100 MB) and 40 MB more, not for the 96 MB upload buffers of one chunk */
+  /* room for the format (as large as A's device copy), the row starts and 40 MB more: not
+     for the 96 MB (n*40*12 bytes) upload buffers of one full-size chunk */
+  PetscCall(MatCIHybridGetInfo(A, &info));
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
-  PetscCall(HogDevice((size_t)140 << 20, &hog));
+  PetscCall(HogDevice((size_t)info.bytes_device + (size_t)(n + 1) * sizeof(PetscInt) + ((size_t)40 << 20), &hog));
   ierr = CheckMult(C, B, x, y, yref, "fill in smaller chunks with little device memory");
   if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
   PetscCall(ierr);
