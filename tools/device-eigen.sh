@@ -13,7 +13,9 @@
 # GPUMATS_EIGEN_SPACES: "isym" (the 414,441-determinant sector, default), "full"
 # (1,656,369 determinants, 1.1e9 nonzeros) or "isym full".  GPUMATS_EIGEN_REPEAT:
 # runs of each GPU configuration (default 1; one CSV line each, take the median),
-# the CPU ones run once.
+# the CPU ones run once.  GPUMATS_EIGEN_GPU_TIME=1: event times wait for the GPU
+# kernels (ci_eigen -ci_log_gpu_time; default 0 here: solve times without that
+# synchronisation, MatMult and MatMatMult times are launch times).
 # Usage: tools/device-eigen.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
@@ -30,7 +32,7 @@ solve() {
   runs=1; [ "$np" = 1 ] && runs=${GPUMATS_EIGEN_REPEAT:-1}
   for run in $(seq "$runs"); do
     echo "== $label ($np rank(s), run $run of $runs): $*" | tee -a "$OUT/eigen.txt"
-    timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/ci_eigen" -fcidump "$F/H2O.631G.FCIDUMP" "$@" \
+    timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/ci_eigen" -fcidump "$F/H2O.631G.FCIDUMP" -ci_log_gpu_time "${GPUMATS_EIGEN_GPU_TIME:-0}" "$@" \
       -csv "$OUT/eigen.csv" -csv_label "$label" > /tmp/eigen_run.txt 2>&1 || { status=1; echo "   FAILED or timed out"; }
     grep -vE "^(FCIDUMP|Determinants)" /tmp/eigen_run.txt | tee -a "$OUT/eigen.txt"
   done
