@@ -69,6 +69,24 @@ __global__ void CIHybridFillRows(int r0, int r1, const PetscInt *rowptr, PetscIn
   }
 }
 
+/* Page-locks a host array for the upload (about 1.5x faster than from pageable memory for
+   large arrays, registration included: 0.25 s against 0.39 s for 3.3 GB on an H200);
+   returns whether it did, and never fails: the upload works either way. */
+#define CIHYBRID_REGISTER_MIN_BYTES ((size_t)64 << 20)
+
+static PetscBool CIHybridHostRegister(const void *ptr, size_t bytes)
+{
+  if (bytes < CIHYBRID_REGISTER_MIN_BYTES) return PETSC_FALSE;
+  if (cudaHostRegister((void *)ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) return PETSC_TRUE;
+  (void)cudaGetLastError();
+  return PETSC_FALSE;
+}
+
+static void CIHybridHostUnregister(const void *ptr, PetscBool registered)
+{
+  if (registered && cudaHostUnregister((void *)ptr) != cudaSuccess) (void)cudaGetLastError();
+}
+
 /* The temporary buffers of a fill for 'chunk' entries (values, and columns when cols);
    *ok false, nothing allocated and no error when the device has no room for them. */
 static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, PetscScalar **tvals, PetscInt **tcols, PetscBool *ok)
@@ -102,7 +120,7 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   const PetscInt64 total    = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
   const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
   PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
-  PetscBool        ok       = PETSC_FALSE;
+  PetscBool        ok       = PETSC_FALSE, reg_vals = PETSC_FALSE, reg_cols = PETSC_FALSE;
   PetscInt        *tcols = NULL;
   PetscScalar     *tvals = NULL;
   int             *bad   = NULL, hbad = 0;
@@ -123,6 +141,8 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate the CIHYBRID fill buffers on the GPU: %lld AIJ entries (%zu bytes) requested, %.1f MiB free of %.1f MiB", (long long)chunk, (size_t)chunk * (sizeof(PetscScalar) + (aj ? sizeof(PetscInt) : 0)), free_bytes / 1048576.0, total_bytes / 1048576.0);
   }
   if (chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) PetscCall(PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk));
+  reg_vals = CIHybridHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
+  if (aj) reg_cols = CIHybridHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
   ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
   for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
@@ -138,6 +158,8 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
+  CIHybridHostUnregister(aa + ai[0], reg_vals);
+  if (aj) CIHybridHostUnregister(aj + ai[0], reg_cols);
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));
