@@ -87,41 +87,50 @@ static void CIHybridHostUnregister(const void *ptr, PetscBool registered)
   if (registered && cudaHostUnregister((void *)ptr) != cudaSuccess) (void)cudaGetLastError();
 }
 
-/* The temporary buffers of a fill for 'chunk' entries (values, and columns when cols);
-   *ok false, nothing allocated and no error when the device has no room for them. */
-static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, PetscScalar **tvals, PetscInt **tcols, PetscBool *ok)
+/* The temporary buffers of a fill for 'chunk' entries (values, and columns when cols).
+   Unless 'last', *ok false and nothing allocated when the device has no room for them;
+   the last try is an error naming the sizes. */
+static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, PetscBool last, PetscScalar **tvals, PetscInt **tcols, PetscBool *ok)
 {
-  cudaError_t cerr;
+  const size_t   vbytes = (size_t)chunk * sizeof(PetscScalar), cbytes = cols ? (size_t)chunk * sizeof(PetscInt) : 0;
+  PetscErrorCode ierr;
+  char           what[128];
 
   PetscFunctionBegin;
-  *tvals = NULL;
   *tcols = NULL;
   *ok    = PETSC_TRUE;
-  if (!chunk) PetscFunctionReturn(0); /* no entries at all: the fill writes padding only */
-  cerr = cudaMalloc((void **)tvals, (size_t)chunk * sizeof(PetscScalar));
-  if (cerr == cudaSuccess && cols) cerr = cudaMalloc((void **)tcols, (size_t)chunk * sizeof(PetscInt));
-  *ok = cerr == cudaSuccess ? PETSC_TRUE : PETSC_FALSE;
-  if (cerr == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    PetscCall(GpuMatsCUDAFree(*tvals));
-    *tvals = NULL;
+  if (!last) {
+    PetscCall(GpuMatsCUDATryMalloc((void **)tvals, vbytes, ok));
+    if (*ok) PetscCall(GpuMatsCUDATryMalloc((void **)tcols, cbytes, ok));
+    if (!*ok) {
+      PetscCall(GpuMatsCUDAFree(*tvals));
+      *tvals = NULL;
+    }
     PetscFunctionReturn(0);
   }
-  GpuMatsCallCUDA(cerr);
+  snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ values", (long long)chunk);
+  PetscCall(GpuMatsCUDAMalloc((void **)tvals, vbytes, what));
+  snprintf(what, sizeof(what), "CIHYBRID fill: a chunk of %lld AIJ columns", (long long)chunk);
+  ierr = GpuMatsCUDAMalloc((void **)tcols, cbytes, what);
+  if (ierr) {
+    PetscCall(GpuMatsCUDAFree(*tvals));
+    *tvals = NULL;
+  }
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
-/* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays, a chunk of
-   rows at a time through temporary device buffers; rowptr_dev is ai on the device.  A
+/* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays: ai goes to the
+   device whole, aj and aa a chunk of rows at a time through temporary device buffers.  A
    chunk holds 2^25 entries, or half as many as often as needed to fit the free device
    memory, but never fewer than the longest row (maxlen) or 2^16. */
-static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *rowptr_dev, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   const PetscInt64 total    = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
   const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
   PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
   PetscBool        ok       = PETSC_FALSE, reg_vals = PETSC_FALSE, reg_cols = PETSC_FALSE;
-  PetscInt        *tcols = NULL;
+  PetscInt        *tcols = NULL, *rowptr_dev = NULL;
   PetscScalar     *tvals = NULL;
   int             *bad   = NULL, hbad = 0;
   cudaStream_t     stream;
@@ -130,20 +139,16 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   PetscFunctionBegin;
   if (!d->nrows) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream((void **)&stream));
-  for (;; chunk = PetscMax(chunk / 2, smallest)) {
-    PetscCall(CIHybridFillBuffers(chunk, aj ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok));
-    if (ok || chunk == smallest) break;
+  PetscCall(GpuMatsCUDAMalloc((void **)&rowptr_dev, (size_t)(d->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
+  ierr = GpuMatsCUDACopyToDevice(rowptr_dev, ai, (size_t)(d->nrows + 1) * sizeof(PetscInt));
+  for (; !ierr; chunk = PetscMax(chunk / 2, smallest)) {
+    ierr = CIHybridFillBuffers(chunk, aj ? PETSC_TRUE : PETSC_FALSE, chunk == smallest ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok);
+    if (ok) break;
   }
-  if (!ok) { /* the smallest chunk does not fit either */
-    size_t free_bytes = 0, total_bytes = 0;
-
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate the CIHYBRID fill buffers on the GPU: %lld AIJ entries (%zu bytes) requested, %.1f MiB free of %.1f MiB", (long long)chunk, (size_t)chunk * (sizeof(PetscScalar) + (aj ? sizeof(PetscInt) : 0)), free_bytes / 1048576.0, total_bytes / 1048576.0);
-  }
-  if (chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) PetscCall(PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk));
-  reg_vals = CIHybridHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
-  if (aj) reg_cols = CIHybridHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
-  ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
+  if (!ierr && chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) ierr = PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk);
+  if (!ierr) reg_vals = CIHybridHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
+  if (!ierr && aj) reg_cols = CIHybridHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
   for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
     const PetscInt64 base = ai[r0];
@@ -163,13 +168,14 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));
+  PetscCall(GpuMatsCUDAFree(rowptr_dev));
   PetscCall(ierr);
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the AIJ arrays are not a valid sorted CSR matrix of %" PetscInt_FMT " columns, or its structure changed unseen", d->ncols);
   PetscFunctionReturn(0);
 }
 
 /* Allocates every array of d and fills it; on error the caller releases what was allocated. */
-static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridFormat *fmt, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscInt **rowptr_dev)
+static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridFormat *fmt, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   const size_t nrows     = (size_t)fmt->nrows;
   const size_t ell_slots = nrows * (size_t)fmt->pitch;
@@ -197,11 +203,7 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
 
   if (d->ell_len) PetscCall(GpuMatsCUDACopyToDevice(d->ell_len, fmt->ell_len, nrows * sizeof(int32_t)));
   if (d->csr_start) PetscCall(GpuMatsCUDACopyToDevice(d->csr_start, fmt->csr_start, (nrows + 1) * sizeof(int32_t)));
-  if (nrows) {
-    PetscCall(GpuMatsCUDAMalloc((void **)rowptr_dev, (nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
-    PetscCall(GpuMatsCUDACopyToDevice(*rowptr_dev, ai, (nrows + 1) * sizeof(PetscInt)));
-  }
-  PetscCall(CIHybridDeviceFill(d, fmt->max_row_len, *rowptr_dev, ai, aj, aa));
+  PetscCall(CIHybridDeviceFill(d, fmt->max_row_len, ai, aj, aa));
   PetscFunctionReturn(0);
 }
 
@@ -225,15 +227,13 @@ PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev)
 PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, CIHybridDevice *dev)
 {
   CIHybridDevice d;
-  PetscInt      *rowptr_dev = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
   *dev = NULL;
   PetscCall(CIHybridDeviceCheckLayout(layout));
   PetscCall(PetscNew(&d));
-  ierr = CIHybridDeviceUpload(d, layout, ai, aj, aa, &rowptr_dev);
-  PetscCall(GpuMatsCUDAFree(rowptr_dev));
+  ierr = CIHybridDeviceUpload(d, layout, ai, aj, aa);
   if (ierr) { /* release what was allocated before the failure, then pass the error on */
     (void)CIHybridDeviceDestroy(&d);
     PetscCall(ierr);
@@ -244,19 +244,11 @@ PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const P
 
 PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa)
 {
-  PetscInt      *rowptr_dev = NULL;
-  PetscErrorCode ierr       = 0;
-
   PetscFunctionBegin;
   PetscCheck(dev->nrows == layout->nrows && dev->pitch == layout->pitch && dev->nnz_csr == layout->nnz_csr, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
              "CIHYBRID value refresh with a different structure: device has %" PetscInt_FMT " rows, pitch %" PetscInt_FMT ", %" PetscInt64_FMT " remainder nonzeros; format has %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt64_FMT " (rebuild instead)",
              dev->nrows, dev->pitch, dev->nnz_csr, layout->nrows, layout->pitch, layout->nnz_csr);
-  if (!dev->nrows) PetscFunctionReturn(0);
-  PetscCall(GpuMatsCUDAMalloc((void **)&rowptr_dev, (size_t)(dev->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
-  ierr = GpuMatsCUDACopyToDevice(rowptr_dev, ai, (size_t)(dev->nrows + 1) * sizeof(PetscInt));
-  if (!ierr) ierr = CIHybridDeviceFill(dev, layout->max_row_len, rowptr_dev, ai, NULL, aa);
-  PetscCall(GpuMatsCUDAFree(rowptr_dev));
-  PetscCall(ierr);
+  PetscCall(CIHybridDeviceFill(dev, layout->max_row_len, ai, NULL, aa));
   PetscFunctionReturn(0);
 }
 

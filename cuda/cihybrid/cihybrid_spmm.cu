@@ -124,25 +124,15 @@ static PetscErrorCode CIHybridSpMMLaunch(const CIHybridArrays &A, int k, cudaStr
    device has no room for it. */
 static PetscErrorCode CIHybridSpMMWorkReserve(CIHybridDevice dev, size_t bytes, PetscBool *ok)
 {
-  cudaError_t cerr;
-
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
   if (bytes <= dev->spmm_work_bytes) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDASynchronize()); /* an earlier product may still read the old array */
   PetscCall(GpuMatsCUDAFree(dev->spmm_work));
-  dev->spmm_work       = NULL;
   dev->spmm_work_bytes = 0;
-  cerr                 = cudaMalloc((void **)&dev->spmm_work, bytes);
-  if (cerr == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    dev->spmm_work = NULL;
-    *ok            = PETSC_FALSE;
-    PetscCall(PetscInfo(NULL, "No device memory for a %zu-byte row-major copy of B: the SpMM reads B column-major\n", bytes));
-    PetscFunctionReturn(0);
-  }
-  GpuMatsCallCUDA(cerr);
-  dev->spmm_work_bytes = bytes;
+  PetscCall(GpuMatsCUDATryMalloc((void **)&dev->spmm_work, bytes, ok));
+  if (*ok) dev->spmm_work_bytes = bytes;
+  else PetscCall(PetscInfo(NULL, "No device memory for a %zu-byte row-major copy of B: the SpMM reads B column-major\n", bytes));
   PetscFunctionReturn(0);
 }
 

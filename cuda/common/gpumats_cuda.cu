@@ -216,23 +216,37 @@ PetscErrorCode GpuMatsCUDASynchronize(void)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what)
+PetscErrorCode GpuMatsCUDATryMalloc(void **ptr, size_t bytes, PetscBool *ok)
 {
   cudaError_t cerr;
 
   PetscFunctionBegin;
   *ptr = NULL;
+  *ok  = PETSC_TRUE;
   if (!bytes) PetscFunctionReturn(0);
   cerr = cudaMalloc(ptr, bytes);
   if (cerr == cudaErrorMemoryAllocation) {
+    *ptr = NULL;
+    *ok  = PETSC_FALSE;
+    (void)cudaGetLastError(); /* clear it, so the next checked call does not report this failure again */
+    PetscFunctionReturn(0);
+  }
+  GpuMatsCallCUDA(cerr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what)
+{
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDATryMalloc(ptr, bytes, &ok));
+  if (!ok) {
     size_t free_bytes = 0, total_bytes = 0;
 
-    *ptr = NULL;
-    (void)cudaGetLastError(); /* clear it, so the next checked call does not report this failure again */
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate %s on the GPU: %zu bytes (%.1f MiB) requested, %.1f MiB free of %.1f MiB on device %d", what, bytes, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0, GpuMatsCUDA.device);
   }
-  GpuMatsCallCUDA(cerr);
   PetscFunctionReturn(0);
 }
 

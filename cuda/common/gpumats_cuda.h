@@ -22,6 +22,9 @@ PetscErrorCode GpuMatsCUDASynchronize(void);
 
 /* Allocation errors are PETSc errors naming 'what', the bytes asked and the bytes free. */
 PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what);
+/* The same, but a lack of device memory is no error: *ptr NULL and *ok false (for
+   callers with a way round it); other CUDA failures are errors. */
+PetscErrorCode GpuMatsCUDATryMalloc(void **ptr, size_t bytes, PetscBool *ok);
 PetscErrorCode GpuMatsCUDAFree(void *ptr);
 PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);

@@ -47,11 +47,19 @@ void CIHybridFormatFreeArrays(CIHybridFormat *fmt)
   fmt->csr_val = NULL;
 }
 
-void CIHybridFormatFree(CIHybridFormat *fmt)
+/* Every array, the layout's too; the sizes stay (for the caller's error message). */
+static void FreeEveryArray(CIHybridFormat *fmt)
 {
   CIHybridFormatFreeArrays(fmt);
   free(fmt->csr_start);
   free(fmt->ell_len);
+  fmt->csr_start = NULL;
+  fmt->ell_len   = NULL;
+}
+
+void CIHybridFormatFree(CIHybridFormat *fmt)
+{
+  FreeEveryArray(fmt);
   memset(fmt, 0, sizeof(*fmt));
 }
 
@@ -79,7 +87,7 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   fmt->ell_len  = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
   fmt->csr_start = (int32_t *)AllocArray((size_t)nrows + 1, sizeof(int32_t));
   if (!fmt->ell_len || !fmt->csr_start) {
-    CIHybridFormatFree(fmt);
+    FreeEveryArray(fmt);
     return CIHYBRID_ERR_MEMORY;
   }
   fmt->csr_start[0] = 0;
@@ -103,10 +111,7 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   slots            = (PetscInt64)nrows * fmt->pitch;
   /* before any allocation of the arrays: an absurd boundary must not try to allocate */
   if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) {
-    free(fmt->ell_len);
-    free(fmt->csr_start);
-    fmt->ell_len   = NULL;
-    fmt->csr_start = NULL;
+    FreeEveryArray(fmt);
     return CIHYBRID_ERR_INDEX_OVERFLOW;
   }
   return CIHYBRID_OK;
@@ -149,13 +154,7 @@ CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscI
   CIHybridStatus status = CIHybridLayoutFromCSR(nrows, ncols, rowptr, colidx, split, boundary, fmt);
 
   if (status == CIHYBRID_OK) status = CIHybridFillFromCSR(rowptr, colidx, vals, fmt);
-  if (status != CIHYBRID_OK) { /* the sizes stay for the caller's message, the arrays go */
-    CIHybridFormatFreeArrays(fmt);
-    free(fmt->ell_len);
-    free(fmt->csr_start);
-    fmt->ell_len   = NULL;
-    fmt->csr_start = NULL;
-  }
+  if (status != CIHYBRID_OK) FreeEveryArray(fmt);
   return status;
 }
 
