@@ -69,24 +69,6 @@ __global__ void CIHybridFillRows(int r0, int r1, const PetscInt *rowptr, PetscIn
   }
 }
 
-/* Page-locks a host array for the upload (about 1.5x faster than from pageable memory for
-   large arrays, registration included: 0.25 s against 0.39 s for 3.3 GB on an H200);
-   returns whether it did, and never fails: the upload works either way. */
-#define CIHYBRID_REGISTER_MIN_BYTES ((size_t)64 << 20)
-
-static PetscBool CIHybridHostRegister(const void *ptr, size_t bytes)
-{
-  if (bytes < CIHYBRID_REGISTER_MIN_BYTES) return PETSC_FALSE;
-  if (cudaHostRegister((void *)ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) return PETSC_TRUE;
-  (void)cudaGetLastError();
-  return PETSC_FALSE;
-}
-
-static void CIHybridHostUnregister(const void *ptr, PetscBool registered)
-{
-  if (registered && cudaHostUnregister((void *)ptr) != cudaSuccess) (void)cudaGetLastError();
-}
-
 /* The temporary buffers of a fill for 'chunk' entries (values, and columns when cols).
    Unless 'last', *ok false and nothing allocated when the device has no room for them;
    the last try is an error naming the sizes. */
@@ -146,8 +128,8 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     if (ok) break;
   }
   if (!ierr && chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) ierr = PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk);
-  if (!ierr) reg_vals = CIHybridHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
-  if (!ierr && aj) reg_cols = CIHybridHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
+  if (!ierr) reg_vals = GpuMatsCUDAHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
+  if (!ierr && aj) reg_cols = GpuMatsCUDAHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
   for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
@@ -163,8 +145,8 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
-  CIHybridHostUnregister(aa + ai[0], reg_vals);
-  if (aj) CIHybridHostUnregister(aj + ai[0], reg_cols);
+  GpuMatsCUDAHostUnregister(aa + ai[0], reg_vals);
+  if (aj) GpuMatsCUDAHostUnregister(aj + ai[0], reg_cols);
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));

@@ -45,6 +45,20 @@ PetscErrorCode GpuMatsStageUpload(GpuMatsStage *stage, const void *host, size_t 
 PetscErrorCode GpuMatsStageDownload(GpuMatsStage *stage, void *host, size_t bytes);
 PetscErrorCode GpuMatsStageFree(GpuMatsStage *stage);
 
+/* A host column-major block (m x k, leading dimension lda) on the device
+   through a stage, with leading dimension m there.  Upload copies it and
+   returns the device pointer; Reserve only sizes the stage (for a block the
+   kernel will overwrite); Download copies the device block back into the
+   host block, leaving the rows between m and lda untouched. */
+PetscErrorCode GpuMatsStageDenseUpload(GpuMatsStage *stage, const PetscScalar *host, PetscInt m, PetscInt k, PetscInt lda, PetscScalar **dev);
+PetscErrorCode GpuMatsStageDenseReserve(GpuMatsStage *stage, PetscInt m, PetscInt k, PetscScalar **dev);
+PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host, PetscInt m, PetscInt k, PetscInt lda);
+
+/* Page-locks a large host array (64 MiB or more) for a faster upload, and
+   says whether it did; never fails: the upload works either way. */
+PetscBool GpuMatsCUDAHostRegister(const void *ptr, size_t bytes);
+void      GpuMatsCUDAHostUnregister(const void *ptr, PetscBool registered);
+
 /* Turns a cudaError_t (passed as int) into a PETSc error. */
 PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line);
 #define GpuMatsCallCUDA(call) PetscCall(GpuMatsCUDACheck((int)(call), #call, PETSC_FUNCTION_NAME, __FILE__, __LINE__))

@@ -24,11 +24,6 @@ static PetscErrorCode CIHybridContextDestroy(Mat A)
   PetscFunctionBegin;
   if (!h) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
-#if GPUMATS_HAVE_CUDA
-  PetscCall(GpuMatsStageFree(&h->stage_x));
-  PetscCall(GpuMatsStageFree(&h->stage_y));
-  PetscCall(GpuMatsStageFree(&h->stage_z));
-#endif
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -42,6 +37,7 @@ static PetscErrorCode MatDestroy_SeqAIJCIHybrid(Mat A)
 
   PetscFunctionBegin;
   PetscCall(CIHybridComposeAll(A, PETSC_FALSE));
+  PetscCall(GpuMatsShadowUninstall(A, MATSEQAIJCIHYBRID));
   PetscCall(CIHybridContextDestroy(A));
   PetscCall((*destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -53,11 +49,9 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
 
   PetscFunctionBegin;
   if (h->boundary != s->boundary || h->split != s->split) h->shadow.built = PETSC_FALSE;
-  h->boundary       = s->boundary;
-  h->split          = s->split;
-  h->shadow.backend = s->backend;
-  h->paper_kernel   = s->paper_kernel;
-  PetscCall(GpuMatsSetDefaultVecType(A, s->backend));
+  h->boundary     = s->boundary;
+  h->split        = s->split;
+  h->paper_kernel = s->paper_kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,7 +62,6 @@ PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat A, CIHybridSettings *s)
   PetscFunctionBegin;
   s->boundary     = h->boundary;
   s->split        = h->split;
-  s->backend      = h->shadow.backend;
   s->paper_kernel = h->paper_kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -83,19 +76,9 @@ static PetscErrorCode MatDuplicate_SeqAIJCIHybrid(Mat A, MatDuplicateOption op, 
   PetscCall((*h->shadow.parent.duplicate)(A, op, B));
   PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
   PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(*B, &s));
+  PetscCall(GpuMatsShadowSetBackend(*B, h->shadow.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-#if defined(PETSC_HAVE_DEVICE)
-static PetscErrorCode MatBindToCPU_SeqAIJCIHybrid(Mat A, PetscBool flg)
-{
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsSetDefaultVecType(A, flg ? GPUMATS_BACKEND_HOST : h->shadow.backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
 
 static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
@@ -105,7 +88,7 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
-  PetscCall(GpuMatsShadowRestoreParent(B, &((Mat_SeqAIJCIHybrid *)B->spptr)->shadow));
+  PetscCall(GpuMatsShadowUninstall(B, MATSEQAIJCIHYBRID));
   PetscCall(CIHybridContextDestroy(B));
   PetscCall(MatSetVecType(B, VECSTANDARD));
 #if defined(PETSC_HAVE_DEVICE)
@@ -121,9 +104,6 @@ PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt)
 PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
-PETSC_INTERN PetscErrorCode MatGpuMatsSetBackend_SeqAIJCIHybrid(Mat, GpuMatsBackend);
-PETSC_INTERN PetscErrorCode MatGpuMatsGetBackend_SeqAIJCIHybrid(Mat, GpuMatsBackend *);
-PETSC_INTERN PetscErrorCode MatGpuMatsUsesDevice_SeqAIJCIHybrid(Mat, PetscBool *);
 
 static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
 {
@@ -137,14 +117,6 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_SeqAIJCIHybrid : NULL));
-  /* A * dense B: one SpMM (cihybrid_product.c); sparse products keep AIJ's ops->productsetfromoptions */
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijcihybrid_seqdense_C", set ? MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense : NULL));
-#if defined(PETSC_HAVE_CUDA)
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijcihybrid_seqdensecuda_C", set ? MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense : NULL));
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -164,24 +136,13 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscCall(PetscNew(&h));
   h->boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
   h->split    = MAT_CIHYBRID_SPLIT_ENTRIES;
-  PetscCall(GpuMatsShadowInit(B, &h->shadow));
   B->spptr = h;
-
-  B->ops->mult             = MatMult_SeqAIJCIHybrid;
-  B->ops->multadd          = MatMultAdd_SeqAIJCIHybrid;
-  B->ops->multtranspose    = MatMultTranspose_SeqAIJCIHybrid;
-  B->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJCIHybrid;
-  B->ops->destroy          = MatDestroy_SeqAIJCIHybrid;
-  B->ops->duplicate        = MatDuplicate_SeqAIJCIHybrid;
-  B->ops->setfromoptions   = MatSetFromOptions_SeqAIJCIHybrid;
-  B->ops->view             = MatView_SeqAIJCIHybrid;
-#if defined(PETSC_HAVE_DEVICE)
-  B->ops->bindtocpu = MatBindToCPU_SeqAIJCIHybrid;
-  B->boundtocpu     = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
-#endif
+  PetscCall(GpuMatsShadowInstall(B, &CIHybridShadowOps, MATSEQAIJCIHYBRID));
+  B->ops->destroy        = MatDestroy_SeqAIJCIHybrid;
+  B->ops->duplicate      = MatDuplicate_SeqAIJCIHybrid;
+  B->ops->setfromoptions = MatSetFromOptions_SeqAIJCIHybrid;
+  B->ops->view           = MatView_SeqAIJCIHybrid;
   PetscCall(CIHybridComposeAll(B, PETSC_TRUE));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJCIHYBRID));
-  PetscCall(GpuMatsSetDefaultVecType(B, h->shadow.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -17,7 +17,6 @@ typedef struct {
   PetscBool        dev_current;  /* the device copy holds the current values */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice dev;
-  GpuMatsStage   stage_x, stage_y, stage_z;
 #endif
 } Mat_SeqAIJCIHybrid;
 
@@ -25,28 +24,18 @@ typedef struct {
 typedef struct {
   PetscInt         boundary;
   MatCIHybridSplit split;
-  GpuMatsBackend   backend;
   PetscBool        paper_kernel;
 } CIHybridSettings;
+
+PETSC_INTERN const GpuMatsShadowOps CIHybridShadowOps;
 
 PETSC_INTERN PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat, const CIHybridSettings *);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat, CIHybridSettings *);
 PETSC_INTERN PetscErrorCode CIHybridSettingsFromOptions(Mat, CIHybridSettings *, GPUMATS_OPTIONS_ARG);
-PETSC_INTERN PetscErrorCode MatMult_SeqAIJCIHybrid(Mat, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatMultAdd_SeqAIJCIHybrid(Mat, Vec, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatMultTranspose_SeqAIJCIHybrid(Mat, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatMultTransposeAdd_SeqAIJCIHybrid(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
 
-/* products with a dense B (cihybrid_product.c, mpicihybrid_product.c, cihybrid_host_spmm.c) */
-PETSC_INTERN PetscErrorCode MatCIHybridSpMM_SeqAIJCIHybrid(Mat, Mat, Mat, PetscBool);
-PETSC_INTERN PetscErrorCode MatCIHybridDenseIsCUDA(Mat, PetscBool *);
-PETSC_INTERN PetscErrorCode MatCIHybridProductSetUpDense(Mat, PetscErrorCode (*)(Mat));
-PETSC_INTERN PetscErrorCode MatCIHybridProductSetFromOptions_Parent(Mat, const char *);
-PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense(Mat);
-PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense(Mat);
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

@@ -1,5 +1,8 @@
-/* MATSEQAIJCIHYBRID: bringing the shadow up to date, and the multiplies. */
+/* MATSEQAIJCIHYBRID: bringing the shadow up to date, and the products on either side. */
 #include "cihybrid/cihybrid_impl.h"
+#if GPUMATS_HAVE_CUDA
+  #include "cuda/cihybrid/cihybrid_spmm.h"
+#endif
 
 #define CIHYBRID_INT32_MAX 2147483647
 
@@ -77,6 +80,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     h->host_current = PETSC_FALSE;
     h->dev_current  = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+    h->shadow.nnz = h->fmt.nnz;
   }
 #if GPUMATS_HAVE_CUDA
   if (*on_device) {
@@ -98,94 +102,45 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CIHybridLogFlops(Mat A, PetscBool on_device, PetscLogDouble flops)
-{
-  PetscFunctionBegin;
-#if defined(PETSC_HAVE_DEVICE)
-  if (on_device) PetscCall(PetscLogGpuFlops(flops));
-  else PetscCall(PetscLogFlops(flops));
-#else
-  PetscCall(PetscLogFlops(flops));
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* y = op(A) x + y0, y0 NULL or possibly equal to y: the one routine behind the four ops. */
-static PetscErrorCode CIHybridApply(Mat A, PetscBool transpose, Vec x, Vec y0, Vec y)
+static PetscErrorCode CIHybridMultHostOp(Mat A, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  PetscBool           on_device;
 
   PetscFunctionBegin;
-  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device));
-  if (on_device) {
+  if (transpose) CIHybridMultTransposeHost(&h->fmt, x, y0, y);
+  else CIHybridMultHost(&h->fmt, x, y0, y);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridSpMMHostOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  PetscFunctionBegin;
+  CIHybridSpMMHost(&((Mat_SeqAIJCIHybrid *)A->spptr)->fmt, k, B, ldb, add, C, ldc);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if GPUMATS_HAVE_CUDA
-    GpuMatsDeviceVec dx, dy0, dy;
-    PetscInt         ny = transpose ? A->cmap->n : A->rmap->n;
+static PetscErrorCode CIHybridMultDeviceOp(Mat A, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
-    PetscCall(GpuMatsVecGetDeviceArray(x, GPUMATS_READ, &h->stage_x, &dx));
-    if (y0 && y0 != y) PetscCall(GpuMatsVecGetDeviceArray(y0, GPUMATS_READ, &h->stage_z, &dy0));
-    PetscCall(GpuMatsVecGetDeviceArray(y, y0 == y ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &h->stage_y, &dy));
-  #if defined(PETSC_HAVE_DEVICE)
-    PetscCall(PetscLogGpuTimeBegin());
-  #endif
-    if (ny > 0) {
-      const PetscScalar *y0dev = y0 ? (y0 == y ? dy.device : dy0.device) : NULL;
+  PetscFunctionBegin;
+  if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, x, y0, y));
+  else PetscCall(CIHybridDeviceMult(h->dev, h->paper_kernel ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, x, y0, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-      if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, dx.device, y0dev, dy.device));
-      else PetscCall(CIHybridDeviceMult(h->dev, h->paper_kernel ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, dx.device, y0dev, dy.device));
-    }
-  #if defined(PETSC_HAVE_DEVICE)
-    PetscCall(PetscLogGpuTimeEnd());
-  #endif
-    PetscCall(GpuMatsVecRestoreDeviceArray(&dy));
-    if (y0 && y0 != y) PetscCall(GpuMatsVecRestoreDeviceArray(&dy0));
-    PetscCall(GpuMatsVecRestoreDeviceArray(&dx));
+static PetscErrorCode CIHybridSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridDeviceSpMM(((Mat_SeqAIJCIHybrid *)A->spptr)->dev, k, B, ldb, add, C, ldc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
-  } else {
-    const PetscScalar *xa, *y0a = NULL;
-    PetscScalar       *ya;
 
-    PetscCall(VecGetArrayRead(x, &xa));
-    if (y0 && y0 != y) PetscCall(VecGetArrayRead(y0, &y0a));
-    if (y0 == y) PetscCall(VecGetArray(y, &ya));
-    else PetscCall(VecGetArrayWrite(y, &ya));
-    if (y0 == y) y0a = ya;
-    if (transpose) CIHybridMultTransposeHost(&h->fmt, xa, y0a, ya);
-    else CIHybridMultHost(&h->fmt, xa, y0a, ya);
-    if (y0 == y) PetscCall(VecRestoreArray(y, &ya));
-    else PetscCall(VecRestoreArrayWrite(y, &ya));
-    if (y0 && y0 != y) PetscCall(VecRestoreArrayRead(y0, &y0a));
-    PetscCall(VecRestoreArrayRead(x, &xa));
-  }
-  PetscCall(CIHybridLogFlops(A, on_device, 2.0 * (PetscLogDouble)h->fmt.nnz));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatMult_SeqAIJCIHybrid(Mat A, Vec x, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(CIHybridApply(A, PETSC_FALSE, x, NULL, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatMultAdd_SeqAIJCIHybrid(Mat A, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(CIHybridApply(A, PETSC_FALSE, x, y, z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatMultTranspose_SeqAIJCIHybrid(Mat A, Vec x, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(CIHybridApply(A, PETSC_TRUE, x, NULL, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatMultTransposeAdd_SeqAIJCIHybrid(Mat A, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(CIHybridApply(A, PETSC_TRUE, x, y, z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+const GpuMatsShadowOps CIHybridShadowOps = {
+  "CIHYBRID", MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
+#if GPUMATS_HAVE_CUDA
+  CIHybridMultDeviceOp, CIHybridSpMMDeviceOp,
+#endif
+};

@@ -50,32 +50,6 @@ PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatGpuMatsSetBackend(Mat A, GpuMatsBackend backend)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscCheck(backend >= GPUMATS_BACKEND_AUTO && backend <= GPUMATS_BACKEND_CUDA, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown GpuMatsBackend %d", (int)backend);
-  PetscTryMethod(A, "MatGpuMatsSetBackend_C", (Mat, GpuMatsBackend), (A, backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGpuMatsGetBackend(Mat A, GpuMatsBackend *backend)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatGpuMatsGetBackend_C", (Mat, GpuMatsBackend *), (A, backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  *uses = PETSC_FALSE;
-  PetscTryMethod(A, "MatGpuMatsUsesDevice_C", (Mat, PetscBool *), (A, uses));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* ---- the sequential implementations ---- */
 
 PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat A, PetscInt boundary)
@@ -109,28 +83,6 @@ PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit *split
 {
   PetscFunctionBegin;
   *split = ((Mat_SeqAIJCIHybrid *)A->spptr)->split;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGpuMatsSetBackend_SeqAIJCIHybrid(Mat A, GpuMatsBackend backend)
-{
-  PetscFunctionBegin;
-  ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend = backend;
-  PetscCall(GpuMatsSetDefaultVecType(A, backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGpuMatsGetBackend_SeqAIJCIHybrid(Mat A, GpuMatsBackend *backend)
-{
-  PetscFunctionBegin;
-  *backend = ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGpuMatsUsesDevice_SeqAIJCIHybrid(Mat A, PetscBool *uses)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, ((Mat_SeqAIJCIHybrid *)A->spptr)->shadow.backend, uses));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,7 +129,7 @@ PetscErrorCode MatCIHybridView_Info(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatCIHybridGetInfo_SeqAIJCIHybrid(A, &info));
-  PetscCall(MatGpuMatsUsesDevice_SeqAIJCIHybrid(A, &on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
   /* the paper's memory formula: N*W*(val+idx) for ELLPACK, nnz_csr*(val+idx) + (N+1)*idx for CSR */
   ell_bytes = m * info.width * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
   csr_bytes = info.nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
@@ -229,7 +181,7 @@ PetscErrorCode CIHybridSettingsFromOptions(Mat A, CIHybridSettings *s, GPUMATS_O
   char      text[64];
   PetscBool set;
   PetscInt  kernel = s->paper_kernel ? 1 : 0;
-  PetscEnum split = (PetscEnum)s->split, backend = (PetscEnum)s->backend;
+  PetscEnum split = (PetscEnum)s->split;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "CIHYBRID matrix options");
@@ -239,10 +191,8 @@ PetscErrorCode CIHybridSettingsFromOptions(Mat A, CIHybridSettings *s, GPUMATS_O
   if (set) PetscCall(CIHybridParseBoundary(A, text, &s->boundary));
   PetscCall(PetscOptionsEnum("-mat_cihybrid_split", "How rows are split between ELLPACK and CSR", "MatCIHybridSetSplit", CIHybridSplits, split, &split, NULL));
   PetscCall(PetscOptionsEList("-mat_cihybrid_kernel", "CUDA SpMV kernel", "MatMult", CIHybridKernels, 2, CIHybridKernels[kernel], &kernel, NULL));
-  PetscCall(PetscOptionsEnum("-mat_gpumats_backend", "Where products run", "MatGpuMatsSetBackend", GpuMatsBackends, backend, &backend, NULL));
   PetscOptionsHeadEnd();
   s->split        = (MatCIHybridSplit)split;
-  s->backend      = (GpuMatsBackend)backend;
   s->paper_kernel = kernel == 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -257,5 +207,7 @@ PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat A, GPUMATS_OPTIONS_ARG)
   PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
   PetscCall(CIHybridSettingsFromOptions(A, &s, PetscOptionsObject));
   PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
+  PetscCall(GpuMatsBackendFromOptions(&h->shadow.backend, PetscOptionsObject));
+  PetscCall(GpuMatsShadowSetBackend(A, h->shadow.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -46,3 +46,43 @@ PetscErrorCode GpuMatsSetDefaultVecType(Mat A, GpuMatsBackend backend)
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode GpuMatsBackendFromOptions(GpuMatsBackend *backend, GPUMATS_OPTIONS_ARG)
+{
+  PetscEnum value = (PetscEnum)*backend;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "gpumats options");
+  PetscCall(PetscOptionsEnum("-mat_gpumats_backend", "Where products run", "MatGpuMatsSetBackend", GpuMatsBackends, value, &value, NULL));
+  PetscOptionsHeadEnd();
+  *backend = (GpuMatsBackend)value;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- public API: dispatch through composed functions (every type, seq and MPI) ---- */
+
+PetscErrorCode MatGpuMatsSetBackend(Mat A, GpuMatsBackend backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(backend >= GPUMATS_BACKEND_AUTO && backend <= GPUMATS_BACKEND_CUDA, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown GpuMatsBackend %d", (int)backend);
+  PetscTryMethod(A, "MatGpuMatsSetBackend_C", (Mat, GpuMatsBackend), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsGetBackend(Mat A, GpuMatsBackend *backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGpuMatsGetBackend_C", (Mat, GpuMatsBackend *), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  *uses = PETSC_FALSE;
+  PetscTryMethod(A, "MatGpuMatsUsesDevice_C", (Mat, PetscBool *), (A, uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

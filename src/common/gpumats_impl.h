@@ -25,25 +25,88 @@ typedef enum {
   GPUMATS_SHADOW_STRUCTURE /* never built, or the nonzero pattern or sizes changed */
 } GpuMatsShadowChange;
 
+/* What a format gives the common machinery: how to bring its copy up to date and
+   how to multiply with it on either side.  y0 may be NULL or equal y; B and C are
+   column-major with leading dimensions ldb and ldc. */
 typedef struct {
-  struct _MatOps   parent;       /* AIJ's ops as they were before the format took over */
-  PetscBool        built;        /* explicit: a state of 0 is a valid state */
-  PetscObjectState state;        /* object state at the last build or refresh */
-  PetscObjectState nonzerostate; /* A->nonzerostate at the last structural build */
-  PetscInt         nrows, ncols;
-  GpuMatsBackend   backend;
+  const char *name; /* "CIHYBRID", for messages */
+  PetscErrorCode (*update)(Mat, PetscBool *on_device);
+  PetscErrorCode (*mult_host)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+  PetscErrorCode (*spmm_host)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+#if GPUMATS_HAVE_CUDA
+  PetscErrorCode (*mult_device)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+  PetscErrorCode (*spmm_device)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+#endif
+} GpuMatsShadowOps;
+
+/* The first member of every shadow format's context (A->spptr) */
+typedef struct {
+  struct _MatOps          parent;       /* AIJ's ops as they were before the format took over */
+  const GpuMatsShadowOps *ops;
+  PetscBool               built;        /* explicit: a state of 0 is a valid state */
+  PetscObjectState        state;        /* object state at the last build or refresh */
+  PetscObjectState        nonzerostate; /* A->nonzerostate at the last structural build */
+  PetscInt                nrows, ncols;
+  PetscInt64              nnz; /* of the format as last built, for the flop counts */
+  GpuMatsBackend          backend;
+#if GPUMATS_HAVE_CUDA
+  GpuMatsStage stage_x, stage_y, stage_z; /* host vectors and dense blocks on their way to the device */
+#endif
 } GpuMatsShadow;
 
-PETSC_INTERN PetscErrorCode GpuMatsShadowInit(Mat, GpuMatsShadow *);
+#define GpuMatsShadowOf(A) ((GpuMatsShadow *)(A)->spptr)
+
 PETSC_INTERN PetscErrorCode GpuMatsShadowCheck(Mat, const GpuMatsShadow *, GpuMatsShadowChange *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrent(Mat, GpuMatsShadow *);
-PETSC_INTERN PetscErrorCode GpuMatsShadowRestoreParent(Mat, GpuMatsShadow *);
 PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
+/* A MATSEQAIJ B becomes the shadow type 'seqtype': B->spptr (whose first member is the
+   GpuMatsShadow) must be set; installs the multiplies, the backend and dense-product
+   functions, BindToCPU.  Uninstall undoes it (the caller frees its context after). */
+PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsShadowOps *, const char *seqtype);
+PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
+PETSC_INTERN PetscErrorCode GpuMatsShadowSetBackend(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogDouble);
+/* C = A B (+ C when add) for a shadow A and sequential dense B, C (host or CUDA, any
+   leading dimensions), on the backend of A's multiplies. */
+PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
+
+/* ---- MPIAIJ whose diagonal and off-diagonal blocks are a shadow type ---- */
+typedef struct {
+  const char *name;            /* "CIHYBRID" */
+  const char *seqtype, *mpitype, *roottype;
+  size_t      settings_size;    /* of the format's settings, which the wrapper keeps */
+  const void *settings_default;
+  /* makes block B (a MATSEQAIJ or already the seq type) the seq type with these settings */
+  PetscErrorCode (*convert_block)(Mat B, const void *settings, GpuMatsBackend, PetscBool offdiagonal);
+  PetscErrorCode (*settings_from_options)(Mat, void *settings, GPUMATS_OPTIONS_ARG);
+  PetscErrorCode (*view_block)(Mat B, const char *which, PetscViewer); /* one line, synchronized */
+  PetscErrorCode (*compose)(Mat, PetscBool set); /* the format's own functions of the MPI type */
+  PetscErrorCode (*convert_from_mpiaij)(Mat, MatType, MatReuse, Mat *);
+} GpuMatsMPIShadowClass;
+
+typedef struct {
+  struct _MatOps               parent;
+  const GpuMatsMPIShadowClass *cls;
+  GpuMatsBackend               backend;
+  void                        *settings;
+} Mat_MPIAIJShadow;
+
+PETSC_INTERN PetscErrorCode GpuMatsMPIShadowConvert(Mat, const GpuMatsMPIShadowClass *, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode GpuMatsMPIShadowUpdateBlocks(Mat);
+PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetSettings(Mat, void **);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
+
+/* ---- products with a dense B ---- */
+PETSC_INTERN PetscErrorCode GpuMatsDenseIsCUDA(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode GpuMatsProductSetFromOptions_Parent(Mat, const char *);
+PETSC_INTERN PetscErrorCode GpuMatsProductSetUpDense(Mat, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat);
 
 /* ---- backend ---- */
 PETSC_INTERN const char *const GpuMatsBackends[];
 PETSC_INTERN PetscErrorCode    GpuMatsBackendUsesDevice(Mat, GpuMatsBackend, PetscBool *);
 PETSC_INTERN PetscErrorCode    GpuMatsSetDefaultVecType(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode    GpuMatsBackendFromOptions(GpuMatsBackend *, GPUMATS_OPTIONS_ARG);
 
 /* ---- vectors as the device sees them ---- */
 #if GPUMATS_HAVE_CUDA
@@ -71,4 +134,6 @@ PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;

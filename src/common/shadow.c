@@ -1,15 +1,6 @@
 /* State tracking of a format that shadows the host AIJ. */
 #include "common/gpumats_impl.h"
 
-PetscErrorCode GpuMatsShadowInit(Mat A, GpuMatsShadow *s)
-{
-  PetscFunctionBegin;
-  s->parent  = *A->ops;
-  s->built   = PETSC_FALSE;
-  s->backend = GPUMATS_BACKEND_AUTO;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* What must be redone before the format can be used. */
 PetscErrorCode GpuMatsShadowCheck(Mat A, const GpuMatsShadow *s, GpuMatsShadowChange *change)
 {
@@ -31,13 +22,6 @@ PetscErrorCode GpuMatsShadowMarkCurrent(Mat A, GpuMatsShadow *s)
   s->nrows        = A->rmap->n;
   s->ncols        = A->cmap->n;
   s->built        = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GpuMatsShadowRestoreParent(Mat A, GpuMatsShadow *s)
-{
-  PetscFunctionBegin;
-  *A->ops = s->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,19 +1,16 @@
-/* MatProduct AB with a dense B for MATSEQAIJCIHYBRID: C = A B for all k
-   columns of B with one SpMM (host or CUDA) instead of k MatMult.
+/* MatProduct AB with a dense B for every AIJ shadow format: C = A B for all k
+   columns of B with one SpMM of the format (host or CUDA) instead of k MatMult.
 
    MatProduct reaches it through the composed function
-   "MatProductSetFromOptions_seqaijcihybrid_seqdense_C" (and _seqdensecuda_C):
+   "MatProductSetFromOptions_<seqtype>_seqdense_C" (and _seqdensecuda_C):
    A's ops->productsetfromoptions stays SeqAIJ's, so every sparse product
    (A*A, A*SeqAIJ, PtAP in multigrid) keeps PETSc's AIJ code.  The other
    product types with a dense B go to PETSc's SeqAIJ x SeqDense code, which
    works on the AIJ master. */
-#include "cihybrid/cihybrid_impl.h"
-#if GPUMATS_HAVE_CUDA
-  #include "cuda/cihybrid/cihybrid_spmm.h"
-#endif
+#include "common/gpumats_impl.h"
 
 /* Is M a CUDA dense matrix, whose array the device kernels can use in place? */
-PetscErrorCode MatCIHybridDenseIsCUDA(Mat M, PetscBool *cuda)
+PetscErrorCode GpuMatsDenseIsCUDA(Mat M, PetscBool *cuda)
 {
   PetscFunctionBegin;
   *cuda = PETSC_FALSE;
@@ -34,15 +31,15 @@ typedef struct {
   PetscScalar  *device;
   PetscInt      ld; /* of 'device' */
   GpuMatsStage *stage;
-} CIHybridDeviceDense;
+} GpuMatsDeviceDense;
 
-static PetscErrorCode CIHybridDenseGetDeviceArray(Mat M, GpuMatsAccess access, GpuMatsStage *stage, CIHybridDeviceDense *d)
+static PetscErrorCode GpuMatsDenseGetDeviceArray(Mat M, GpuMatsAccess access, GpuMatsStage *stage, GpuMatsDeviceDense *d)
 {
   PetscFunctionBegin;
   d->mat    = M;
   d->access = access;
   d->stage  = stage;
-  PetscCall(MatCIHybridDenseIsCUDA(M, &d->cuda));
+  PetscCall(GpuMatsDenseIsCUDA(M, &d->cuda));
   if (d->cuda) {
   #if defined(PETSC_HAVE_CUDA)
     switch (access) {
@@ -72,17 +69,17 @@ static PetscErrorCode CIHybridDenseGetDeviceArray(Mat M, GpuMatsAccess access, G
     break;
   }
   d->ld = M->rmap->n;
-  if (access == GPUMATS_WRITE) PetscCall(CIHybridStageDenseReserve(stage, M->rmap->n, M->cmap->n, &d->device));
+  if (access == GPUMATS_WRITE) PetscCall(GpuMatsStageDenseReserve(stage, M->rmap->n, M->cmap->n, &d->device));
   else {
     PetscInt lda;
 
     PetscCall(MatDenseGetLDA(M, &lda));
-    PetscCall(CIHybridStageDenseUpload(stage, d->host, M->rmap->n, M->cmap->n, lda, &d->device));
+    PetscCall(GpuMatsStageDenseUpload(stage, d->host, M->rmap->n, M->cmap->n, lda, &d->device));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CIHybridDenseRestoreDeviceArray(CIHybridDeviceDense *d)
+static PetscErrorCode GpuMatsDenseRestoreDeviceArray(GpuMatsDeviceDense *d)
 {
   Mat M = d->mat;
 
@@ -107,7 +104,7 @@ static PetscErrorCode CIHybridDenseRestoreDeviceArray(CIHybridDeviceDense *d)
     PetscInt lda;
 
     PetscCall(MatDenseGetLDA(M, &lda));
-    PetscCall(CIHybridStageDenseDownload(d->stage, d->host, M->rmap->n, M->cmap->n, lda));
+    PetscCall(GpuMatsStageDenseDownload(d->stage, d->host, M->rmap->n, M->cmap->n, lda));
   }
   switch (d->access) {
   case GPUMATS_READ:
@@ -123,33 +120,33 @@ static PetscErrorCode CIHybridDenseRestoreDeviceArray(CIHybridDeviceDense *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CIHybridSpMMDevice(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
+static PetscErrorCode GpuMatsShadowSpMMDevice(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
 {
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  CIHybridDeviceDense db, dc;
+  GpuMatsShadow     *s = GpuMatsShadowOf(A);
+  GpuMatsDeviceDense db, dc;
 
   PetscFunctionBegin;
-  PetscCall(CIHybridDenseGetDeviceArray(B, GPUMATS_READ, &h->stage_x, &db));
-  PetscCall(CIHybridDenseGetDeviceArray(C, add ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &h->stage_y, &dc));
+  PetscCall(GpuMatsDenseGetDeviceArray(B, GPUMATS_READ, &s->stage_x, &db));
+  PetscCall(GpuMatsDenseGetDeviceArray(C, add ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &s->stage_y, &dc));
   #if defined(PETSC_HAVE_DEVICE)
   PetscCall(PetscLogGpuTimeBegin());
   #endif
-  PetscCall(CIHybridDeviceSpMM(h->dev, B->cmap->n, db.device, db.ld, add, dc.device, dc.ld));
+  PetscCall((*s->ops->spmm_device)(A, B->cmap->n, db.device, db.ld, add, dc.device, dc.ld));
   #if defined(PETSC_HAVE_DEVICE)
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
   #else
   PetscCall(PetscLogFlops(flops));
   #endif
-  PetscCall(CIHybridDenseRestoreDeviceArray(&dc));
-  PetscCall(CIHybridDenseRestoreDeviceArray(&db));
+  PetscCall(GpuMatsDenseRestoreDeviceArray(&dc));
+  PetscCall(GpuMatsDenseRestoreDeviceArray(&db));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
 
-static PetscErrorCode CIHybridSpMMHostMats(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
+static PetscErrorCode GpuMatsShadowSpMMHost(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
 {
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  GpuMatsShadow      *s = GpuMatsShadowOf(A);
   const PetscScalar  *b;
   PetscScalar        *c;
   PetscInt            ldb, ldc;
@@ -160,7 +157,7 @@ static PetscErrorCode CIHybridSpMMHostMats(Mat A, Mat B, Mat C, PetscBool add, P
   PetscCall(MatDenseGetArrayRead(B, &b));
   if (add) PetscCall(MatDenseGetArray(C, &c));
   else PetscCall(MatDenseGetArrayWrite(C, &c));
-  CIHybridSpMMHost(&h->fmt, B->cmap->n, b, ldb, add, c, ldc);
+  PetscCall((*s->ops->spmm_host)(A, B->cmap->n, b, ldb, add, c, ldc));
   if (add) PetscCall(MatDenseRestoreArray(C, &c));
   else PetscCall(MatDenseRestoreArrayWrite(C, &c));
   PetscCall(MatDenseRestoreArrayRead(B, &b));
@@ -168,32 +165,32 @@ static PetscErrorCode CIHybridSpMMHostMats(Mat A, Mat B, Mat C, PetscBool add, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C = A B (+ C when add) for a MATSEQAIJCIHYBRID A and sequential dense B, C
+/* C = A B (+ C when add) for a shadow-format A and sequential dense B, C
    (host or CUDA, any leading dimensions), on the backend of A's multiplies.
-   Also the block product of the MPI type. */
-PetscErrorCode MatCIHybridSpMM_SeqAIJCIHybrid(Mat A, Mat B, Mat C, PetscBool add)
+   Also the block product of the MPI types. */
+PetscErrorCode GpuMatsShadowSpMM(Mat A, Mat B, Mat C, PetscBool add)
 {
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  GpuMatsShadow     *s = GpuMatsShadowOf(A);
   PetscBool           on_device;
   PetscLogDouble      flops;
 
   PetscFunctionBegin;
   PetscCheck(B->rmap->n == A->cmap->n && C->rmap->n == A->rmap->n && C->cmap->n == B->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "C (%" PetscInt_FMT " x %" PetscInt_FMT ") = A (%" PetscInt_FMT " x %" PetscInt_FMT ") B (%" PetscInt_FMT " x %" PetscInt_FMT "): sizes do not match", C->rmap->n, C->cmap->n, A->rmap->n, A->cmap->n, B->rmap->n, B->cmap->n);
-  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* first, on every rank: the first device probe is collective */
+  PetscCall((*s->ops->update)(A, &on_device)); /* first, on every rank: the first device probe is collective */
   if (!A->rmap->n || !B->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (add && !h->fmt.nnz) PetscFunctionReturn(PETSC_SUCCESS); /* e.g. the off-diagonal block on one rank: spare the staging */
-  flops = 2.0 * (PetscLogDouble)h->fmt.nnz * (PetscLogDouble)B->cmap->n;
+  if (add && !s->nnz) PetscFunctionReturn(PETSC_SUCCESS); /* e.g. the off-diagonal block on one rank: spare the staging */
+  flops = 2.0 * (PetscLogDouble)s->nnz * (PetscLogDouble)B->cmap->n;
   if (on_device) {
 #if GPUMATS_HAVE_CUDA
-    PetscCall(CIHybridSpMMDevice(A, B, C, add, flops));
+    PetscCall(GpuMatsShadowSpMMDevice(A, B, C, add, flops));
 #endif
-  } else PetscCall(CIHybridSpMMHostMats(A, B, C, add, flops));
+  } else PetscCall(GpuMatsShadowSpMMHost(A, B, C, add, flops));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Another product type with a dense B: PETSc's code for the parent type
    ("seqaij" or "mpiaij"), which the dense B carries as a composed function. */
-PetscErrorCode MatCIHybridProductSetFromOptions_Parent(Mat C, const char *parent)
+PetscErrorCode GpuMatsProductSetFromOptions_Parent(Mat C, const char *parent)
 {
   Mat_Product *product = C->product;
   char         name[256];
@@ -209,7 +206,7 @@ PetscErrorCode MatCIHybridProductSetFromOptions_Parent(Mat C, const char *parent
 /* Sizes C if it has no sizes yet and, if it is not dense yet, makes it the
    dense type of B.  C may be the user's (MatProductCreateWithMat), with its
    own array, leading dimension and column layout: those are kept. */
-PetscErrorCode MatCIHybridProductSetUpDense(Mat C, PetscErrorCode (*symbolic)(Mat))
+PetscErrorCode GpuMatsProductSetUpDense(Mat C, PetscErrorCode (*symbolic)(Mat))
 {
   Mat       A = C->product->A, B = C->product->B;
   PetscBool isdense;
@@ -226,30 +223,30 @@ PetscErrorCode MatCIHybridProductSetUpDense(Mat C, PetscErrorCode (*symbolic)(Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductNumeric_SeqAIJCIHybrid_SeqDense(Mat C)
+static PetscErrorCode MatProductNumeric_SeqAIJShadow_SeqDense(Mat C)
 {
   Mat_Product *product = C->product;
 
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  PetscCall(MatCIHybridSpMM_SeqAIJCIHybrid(product->A, product->B, C, PETSC_FALSE));
+  PetscCall(GpuMatsShadowSpMM(product->A, product->B, C, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductSymbolic_SeqAIJCIHybrid_SeqDense(Mat C)
+static PetscErrorCode MatProductSymbolic_SeqAIJShadow_SeqDense(Mat C)
 {
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  PetscCall(MatCIHybridProductSetUpDense(C, MatProductSymbolic_SeqAIJCIHybrid_SeqDense));
-  C->ops->productnumeric = MatProductNumeric_SeqAIJCIHybrid_SeqDense;
+  PetscCall(GpuMatsProductSetUpDense(C, MatProductSymbolic_SeqAIJShadow_SeqDense));
+  C->ops->productnumeric = MatProductNumeric_SeqAIJShadow_SeqDense;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatProductSetFromOptions_SeqAIJCIHybrid_SeqDense(Mat C)
+PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat C)
 {
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_SeqAIJCIHybrid_SeqDense;
-  else PetscCall(MatCIHybridProductSetFromOptions_Parent(C, MATSEQAIJ));
+  if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_SeqAIJShadow_SeqDense;
+  else PetscCall(GpuMatsProductSetFromOptions_Parent(C, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

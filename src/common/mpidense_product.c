@@ -1,5 +1,5 @@
-/* MatProduct AB with a dense B for MATMPIAIJCIHYBRID: both blocks through
-   the cihybrid SpMM, C_local = A_diag B_local + A_offdiag B_ghost.
+/* MatProduct AB with a dense B for the MPI shadow types: both blocks through
+   the format's SpMM, C_local = A_diag B_local + A_offdiag B_ghost.
 
    PETSc's MPIAIJ x MPIDense product cannot be reused: it multiplies the
    off-diagonal block with its own SeqAIJ loop (MatMatMultNumericAdd_SeqAIJ_SeqDense
@@ -7,7 +7,7 @@
    rows of B that the off-diagonal block needs (its columns, 'garray') come
    in with one PetscSF broadcast of all k columns, while the diagonal block's
    SpMM runs. */
-#include "cihybrid/cihybrid_impl.h"
+#include "common/gpumats_impl.h"
 #include <petscsf.h>
 
 typedef struct {
@@ -16,11 +16,11 @@ typedef struct {
   Mat              packed; /* n x k, leading dimension n: B's local rows when B's own leading dimension is larger */
   PetscObjectId    A_id;   /* the SF follows A's off-diagonal columns: rebuilt when A or its structure changes */
   PetscObjectState A_nonzerostate;
-} MPICIHybridProduct;
+} MPIShadowProduct;
 
-static PetscErrorCode MPICIHybridProductDestroy(void *ctx)
+static PetscErrorCode MPIShadowProductDestroy(void *ctx)
 {
-  MPICIHybridProduct *p = (MPICIHybridProduct *)ctx;
+  MPIShadowProduct *p = (MPIShadowProduct *)ctx;
 
   PetscFunctionBegin;
   PetscCall(PetscSFDestroy(&p->sf));
@@ -30,7 +30,7 @@ static PetscErrorCode MPICIHybridProductDestroy(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPICIHybridCreateDenseLike(Mat Blocal, PetscInt m, PetscInt k, Mat *M)
+static PetscErrorCode MPIShadowCreateDenseLike(Mat Blocal, PetscInt m, PetscInt k, Mat *M)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_SELF, M));
@@ -42,7 +42,7 @@ static PetscErrorCode MPICIHybridCreateDenseLike(Mat Blocal, PetscInt m, PetscIn
 
 /* The broadcast of B's ghost rows and the matrix that receives them.
    Collective: A's id and nonzerostate are the same on every rank. */
-static PetscErrorCode MPICIHybridProductSetUpGhosts(Mat A, Mat B, MPICIHybridProduct *p)
+static PetscErrorCode MPIShadowProductSetUpGhosts(Mat A, Mat B, MPIShadowProduct *p)
 {
   const PetscInt *garray, *range;
   PetscInt        nghost, k = B->cmap->N, r, j;
@@ -69,7 +69,7 @@ static PetscErrorCode MPICIHybridProductSetUpGhosts(Mat A, Mat B, MPICIHybridPro
   PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &p->sf));
   PetscCall(PetscSFSetGraph(p->sf, A->cmap->n * k, nghost * k, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
   PetscCall(PetscSFSetUp(p->sf));
-  PetscCall(MPICIHybridCreateDenseLike(Blocal, nghost, k, &p->ghost));
+  PetscCall(MPIShadowCreateDenseLike(Blocal, nghost, k, &p->ghost));
   p->A_id           = ((PetscObject)A)->id;
   p->A_nonzerostate = A->nonzerostate;
   PetscCall(PetscInfo(A, "A B: %" PetscInt_FMT " ghost rows of B x %" PetscInt_FMT " columns for the off-diagonal block\n", nghost, k));
@@ -77,13 +77,13 @@ static PetscErrorCode MPICIHybridProductSetUpGhosts(Mat A, Mat B, MPICIHybridPro
 }
 
 /* The array of a sequential dense matrix where the broadcast should read or write it. */
-static PetscErrorCode MPICIHybridDenseGetArray(Mat M, PetscBool write, PetscMemType *mtype, PetscScalar **array)
+static PetscErrorCode MPIShadowDenseGetArray(Mat M, PetscBool write, PetscMemType *mtype, PetscScalar **array)
 {
   PetscBool cuda;
 
   PetscFunctionBegin;
   *mtype = PETSC_MEMTYPE_HOST;
-  PetscCall(MatCIHybridDenseIsCUDA(M, &cuda));
+  PetscCall(GpuMatsDenseIsCUDA(M, &cuda));
 #if defined(PETSC_HAVE_CUDA)
   if (cuda) {
     *mtype = PETSC_MEMTYPE_CUDA;
@@ -97,7 +97,7 @@ static PetscErrorCode MPICIHybridDenseGetArray(Mat M, PetscBool write, PetscMemT
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPICIHybridDenseRestoreArray(Mat M, PetscBool write, PetscMemType mtype, PetscScalar **array)
+static PetscErrorCode MPIShadowDenseRestoreArray(Mat M, PetscBool write, PetscMemType mtype, PetscScalar **array)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
@@ -112,58 +112,58 @@ static PetscErrorCode MPICIHybridDenseRestoreArray(Mat M, PetscBool write, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductNumeric_MPIAIJCIHybrid_MPIDense(Mat C)
+static PetscErrorCode MatProductNumeric_MPIAIJShadow_MPIDense(Mat C)
 {
   Mat_Product        *product = C->product;
   Mat                 A = product->A, B = product->B, Ad, Ao, Blocal, Clocal, root;
-  MPICIHybridProduct *p;
+  MPIShadowProduct *p;
   PetscInt            ldb;
   PetscScalar        *rootdata, *leafdata;
   PetscMemType        rootmtype, leafmtype;
 
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  p = (MPICIHybridProduct *)product->data;
-  if (p->A_id != ((PetscObject)A)->id || p->A_nonzerostate != A->nonzerostate) PetscCall(MPICIHybridProductSetUpGhosts(A, B, p));
+  p = (MPIShadowProduct *)product->data;
+  if (p->A_id != ((PetscObject)A)->id || p->A_nonzerostate != A->nonzerostate) PetscCall(MPIShadowProductSetUpGhosts(A, B, p));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCall(MatDenseGetLocalMatrix(B, &Blocal));
   PetscCall(MatDenseGetLocalMatrix(C, &Clocal));
   PetscCall(MatDenseGetLDA(Blocal, &ldb));
   root = Blocal;
   if (ldb != Blocal->rmap->n) { /* the SF's roots are the local rows with leading dimension n */
-    if (!p->packed) PetscCall(MPICIHybridCreateDenseLike(Blocal, Blocal->rmap->n, Blocal->cmap->n, &p->packed));
+    if (!p->packed) PetscCall(MPIShadowCreateDenseLike(Blocal, Blocal->rmap->n, Blocal->cmap->n, &p->packed));
     PetscCall(MatCopy(Blocal, p->packed, SAME_NONZERO_PATTERN));
     root = p->packed;
   }
-  PetscCall(MPICIHybridDenseGetArray(root, PETSC_FALSE, &rootmtype, &rootdata));
-  PetscCall(MPICIHybridDenseGetArray(p->ghost, PETSC_TRUE, &leafmtype, &leafdata));
+  PetscCall(MPIShadowDenseGetArray(root, PETSC_FALSE, &rootmtype, &rootdata));
+  PetscCall(MPIShadowDenseGetArray(p->ghost, PETSC_TRUE, &leafmtype, &leafdata));
   PetscCall(PetscSFBcastWithMemTypeBegin(p->sf, MPIU_SCALAR, rootmtype, rootdata, leafmtype, leafdata, MPI_REPLACE));
-  PetscCall(MatCIHybridSpMM_SeqAIJCIHybrid(Ad, Blocal, Clocal, PETSC_FALSE));
+  PetscCall(GpuMatsShadowSpMM(Ad, Blocal, Clocal, PETSC_FALSE));
   PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, rootdata, leafdata, MPI_REPLACE));
-  PetscCall(MPICIHybridDenseRestoreArray(p->ghost, PETSC_TRUE, leafmtype, &leafdata));
-  PetscCall(MPICIHybridDenseRestoreArray(root, PETSC_FALSE, rootmtype, &rootdata));
-  PetscCall(MatCIHybridSpMM_SeqAIJCIHybrid(Ao, p->ghost, Clocal, PETSC_TRUE));
+  PetscCall(MPIShadowDenseRestoreArray(p->ghost, PETSC_TRUE, leafmtype, &leafdata));
+  PetscCall(MPIShadowDenseRestoreArray(root, PETSC_FALSE, rootmtype, &rootdata));
+  PetscCall(GpuMatsShadowSpMM(Ao, p->ghost, Clocal, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductSymbolic_MPIAIJCIHybrid_MPIDense(Mat C)
+static PetscErrorCode MatProductSymbolic_MPIAIJShadow_MPIDense(Mat C)
 {
   Mat_Product        *product = C->product;
-  MPICIHybridProduct *p;
+  MPIShadowProduct *p;
 
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product data not empty");
-  PetscCall(MatCIHybridProductSetUpDense(C, MatProductSymbolic_MPIAIJCIHybrid_MPIDense));
+  PetscCall(GpuMatsProductSetUpDense(C, MatProductSymbolic_MPIAIJShadow_MPIDense));
   PetscCall(PetscNew(&p));
-  PetscCall(MPICIHybridProductSetUpGhosts(product->A, product->B, p));
+  PetscCall(MPIShadowProductSetUpGhosts(product->A, product->B, p));
   product->data          = p;
-  product->destroy       = MPICIHybridProductDestroy;
-  C->ops->productnumeric = MatProductNumeric_MPIAIJCIHybrid_MPIDense;
+  product->destroy       = MPIShadowProductDestroy;
+  C->ops->productnumeric = MatProductNumeric_MPIAIJShadow_MPIDense;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense(Mat C)
+PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat C)
 {
   Mat_Product *product = C->product;
   Mat          A = product->A, B = product->B;
@@ -171,10 +171,10 @@ PetscErrorCode MatProductSetFromOptions_MPIAIJCIHybrid_MPIDense(Mat C)
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   if (product->type != MATPRODUCT_AB) {
-    PetscCall(MatCIHybridProductSetFromOptions_Parent(C, MATMPIAIJ));
+    PetscCall(GpuMatsProductSetFromOptions_Parent(C, MATMPIAIJ));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(A->cmap->rstart == B->rmap->rstart && A->cmap->rend == B->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "A B: the local columns of A [%" PetscInt_FMT ", %" PetscInt_FMT ") must be the local rows of B [%" PetscInt_FMT ", %" PetscInt_FMT ")", A->cmap->rstart, A->cmap->rend, B->rmap->rstart, B->rmap->rend);
-  C->ops->productsymbolic = MatProductSymbolic_MPIAIJCIHybrid_MPIDense;
+  C->ops->productsymbolic = MatProductSymbolic_MPIAIJShadow_MPIDense;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
