@@ -16,6 +16,32 @@ typedef enum {
   MAT_CIHYBRID_SPLIT_COLUMNS = 1  /* nonzeros in columns < BOUNDARY go to ELLPACK */
 } MatCIHybridSplit;
 
+/* CSR kept intact, SpMV by two coalesced kernels (He, Gao 2016) */
+#define MATPCSR       "pcsr"
+#define MATSEQAIJPCSR "seqaijpcsr"
+#define MATMPIAIJPCSR "mpiaijpcsr"
+
+/* The CUDA SpMV kernel of a pcsr matrix */
+typedef enum {
+  MAT_PCSR_KERNEL_AUTO     = 0, /* chosen per matrix from its row lengths (-info says which and why) */
+  MAT_PCSR_KERNEL_PAPER    = 1, /* the paper's two kernels: products into a middle array, then the block-staged sums */
+  MAT_PCSR_KERNEL_FUSED    = 2, /* the paper's second kernel computing the products itself: no middle array */
+  MAT_PCSR_KERNEL_VECTOR   = 3, /* a group of lanes per row */
+  MAT_PCSR_KERNEL_ADAPTIVE = 4  /* row blocks of bounded nonzeros, long rows by a whole thread block */
+} MatPCSRKernel;
+
+/* MatMultTranspose on the GPU */
+typedef enum {
+  MAT_PCSR_TRANSPOSE_ATOMIC = 0, /* atomic updates of y: no extra memory */
+  MAT_PCSR_TRANSPOSE_COPY   = 1  /* a transposed CSR copy built on first use: twice the memory, no atomics */
+} MatPCSRTranspose;
+
+/* Row distribution of an MPI pcsr matrix (the paper's PCSR-I and PCSR-II) */
+typedef enum {
+  MAT_PCSR_PARTITION_ROWS = 0, /* equal rows: PETSc's default layout */
+  MAT_PCSR_PARTITION_NNZ  = 1  /* equal nonzeros */
+} MatPCSRPartition;
+
 /* Where the multiplies run */
 typedef enum {
   GPUMATS_BACKEND_AUTO = 0, /* CUDA when built with it and a device is present, else host */
@@ -42,6 +68,30 @@ typedef struct {
   PetscBool  on_device;
 } MatCIHybridInfo;
 PETSC_EXTERN PetscErrorCode MatCIHybridGetInfo(Mat, MatCIHybridInfo *);
+
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatPCSRSetKernel(Mat, MatPCSRKernel);
+PETSC_EXTERN PetscErrorCode MatPCSRGetKernel(Mat, MatPCSRKernel *);
+PETSC_EXTERN PetscErrorCode MatPCSRSetTranspose(Mat, MatPCSRTranspose);
+PETSC_EXTERN PetscErrorCode MatPCSRGetTranspose(Mat, MatPCSRTranspose *);
+PETSC_EXTERN PetscErrorCode MatPCSRSetPartition(Mat, MatPCSRPartition);
+PETSC_EXTERN PetscErrorCode MatPCSRGetPartition(Mat, MatPCSRPartition *);
+/* A copy of the assembled MPI matrix A with its rows distributed by 'partition' (same
+   global numbering; a square matrix gets the same distribution for its columns, so
+   MatCreateVecs(*B) gives vectors that match); the type of A is kept. */
+PETSC_EXTERN PetscErrorCode MatPCSRCreateRedistributed(Mat, MatPCSRPartition, Mat *);
+/* Copies the entries of x into y, a vector of the same global size and another layout. */
+PETSC_EXTERN PetscErrorCode GpuMatsVecRedistribute(Vec, Vec);
+
+/* Statistics of a pcsr matrix (sequential, or the local diagonal block) as last built */
+typedef struct {
+  PetscInt64    nnz, max_row_len, empty_rows;
+  double        mean_row_len, stddev_row_len;
+  MatPCSRKernel kernel; /* what the GPU runs: never AUTO once built */
+  PetscInt64    bytes_device;
+  PetscBool     on_device;
+} MatPCSRInfo;
+PETSC_EXTERN PetscErrorCode MatPCSRGetInfo(Mat, MatPCSRInfo *);
 
 PETSC_EXTERN PetscErrorCode MatGpuMatsSetBackend(Mat, GpuMatsBackend);
 PETSC_EXTERN PetscErrorCode MatGpuMatsGetBackend(Mat, GpuMatsBackend *);

@@ -1,0 +1,107 @@
+/* PCSR on the host: row statistics, the kernel choice, the host products. */
+#include "pcsr_format.h"
+#include <math.h>
+
+void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCSRRowStats *stats)
+{
+  double sum2 = 0;
+
+  stats->nrows       = nrows;
+  stats->ncols       = ncols;
+  stats->nnz         = nrows ? (PetscInt64)ai[nrows] - ai[0] : 0;
+  stats->max_row_len = 0;
+  stats->empty_rows  = 0;
+  stats->mean_row_len = nrows ? (double)stats->nnz / (double)nrows : 0.0;
+  for (PetscInt i = 0; i < nrows; i++) {
+    const PetscInt64 len = (PetscInt64)ai[i + 1] - ai[i];
+    const double     d   = (double)len - stats->mean_row_len;
+
+    if (len > stats->max_row_len) stats->max_row_len = len;
+    if (!len) stats->empty_rows++;
+    sum2 += d * d;
+  }
+  stats->stddev_row_len = nrows ? sqrt(sum2 / (double)nrows) : 0.0;
+}
+
+/* Thresholds of the automatic choice (BENCHMARKS.md, "pcsr kernels", has the
+   measurements behind them):
+   - a row far longer than the average (the longest above 8 times the mean and
+     above 256 entries: power-law graphs, circuits with supply nets) leaves the
+     threads of a row-per-thread or group-per-row kernel idle while one works:
+     the adaptive kernel gives such a row a whole thread block;
+   - rows of 16 entries or more on average keep a group of lanes per row busy
+     with coalesced loads: vector;
+   - shorter, regular rows (2-D stencils, circuits without dense nets): the fused
+     block-staged kernel, whose loads are coalesced whatever the row length. */
+#define PCSR_AUTO_LONG_ROW_FACTOR 8.0
+#define PCSR_AUTO_LONG_ROW_MIN    256
+#define PCSR_AUTO_VECTOR_MEAN     16.0
+
+PCSRChoice PCSRChooseKernel(const PCSRRowStats *s, const char **why)
+{
+  if (s->max_row_len > PCSR_AUTO_LONG_ROW_MIN && (double)s->max_row_len > PCSR_AUTO_LONG_ROW_FACTOR * s->mean_row_len) {
+    *why = "the longest row is more than 8 times the mean and over 256 entries";
+    return PCSR_CHOICE_ADAPTIVE;
+  }
+  if (s->mean_row_len >= PCSR_AUTO_VECTOR_MEAN) {
+    *why = "rows of 16 or more entries on average, of similar lengths";
+    return PCSR_CHOICE_VECTOR;
+  }
+  *why = "rows of fewer than 16 entries on average, of similar lengths";
+  return PCSR_CHOICE_FUSED;
+}
+
+void PCSRMultHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  for (PetscInt i = 0; i < nrows; i++) {
+    PetscScalar sum = y0 ? y0[i] : 0; /* AIJ's order: from y0, then the row */
+
+    for (PetscInt p = ai[i]; p < ai[i + 1]; p++) sum += aa[p] * x[aj[p]];
+    y[i] = sum;
+  }
+}
+
+void PCSRMultTransposeHost(PetscInt nrows, PetscInt ncols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  if (y0 != y) {
+    for (PetscInt j = 0; j < ncols; j++) y[j] = y0 ? y0[j] : 0;
+  }
+  for (PetscInt i = 0; i < nrows; i++) {
+    const PetscScalar xi = x[i];
+
+    for (PetscInt p = ai[i]; p < ai[i + 1]; p++) y[aj[p]] += aa[p] * xi;
+  }
+}
+
+/* Columns of B in tiles of 4 so that each entry of A is read once per tile and the
+   four sums stay in registers. */
+void PCSRSpMMHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  for (PetscInt j0 = 0; j0 < k; j0 += 4) {
+    const int          nt = (int)PetscMin(4, k - j0);
+    const PetscScalar *b  = B + (size_t)j0 * ldb;
+    PetscScalar       *c  = C + (size_t)j0 * ldc;
+
+    for (PetscInt i = 0; i < nrows; i++) {
+      PetscScalar s[4] = {0, 0, 0, 0};
+
+      for (PetscInt p = ai[i]; p < ai[i + 1]; p++) {
+        const PetscScalar a   = aa[p];
+        const PetscInt    col = aj[p];
+
+        s[0] += a * b[col];
+        if (nt > 1) s[1] += a * b[col + ldb];
+        if (nt > 2) s[2] += a * b[col + 2 * (size_t)ldb];
+        if (nt > 3) s[3] += a * b[col + 3 * (size_t)ldb];
+      }
+      for (int t = 0; t < nt; t++) c[i + (size_t)t * ldc] = add ? c[i + (size_t)t * ldc] + s[t] : s[t];
+    }
+  }
+}
+
+PetscBool PCSRFitsDeviceIndices(const PCSRRowStats *s)
+{
+  const PetscInt64 max = 2147483647;
+
+  return (PetscInt64)s->nrows < max && (PetscInt64)s->ncols < max && s->nnz <= max ? PETSC_TRUE : PETSC_FALSE;
+}

@@ -1,0 +1,31 @@
+/* The host side of PCSR, plain C with no PETSc calls beyond its types: row-length
+   statistics, the automatic choice of the CUDA kernel, and the host products on the
+   CSR arrays themselves (PCSR keeps CSR intact: the host path needs no copy). */
+#pragma once
+#include <petscsys.h>
+
+typedef struct {
+  PetscInt   nrows, ncols;
+  PetscInt64 nnz, max_row_len, empty_rows;
+  double     mean_row_len, stddev_row_len;
+} PCSRRowStats;
+
+/* The kernels auto can choose from, as numbered in the public MatPCSRKernel */
+typedef enum {
+  PCSR_CHOICE_FUSED    = 2,
+  PCSR_CHOICE_VECTOR   = 3,
+  PCSR_CHOICE_ADAPTIVE = 4
+} PCSRChoice;
+
+void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCSRRowStats *stats);
+/* The kernel for a matrix with these statistics, and a sentence saying why. */
+PCSRChoice PCSRChooseKernel(const PCSRRowStats *stats, const char **why);
+
+/* y = A x (+ y0), y = A^T x (+ y0); y0 may be NULL or equal y.  ai[0] may be nonzero. */
+void PCSRMultHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+void PCSRMultTransposeHost(PetscInt nrows, PetscInt ncols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+/* C(:, 0:k) = A B (+ C when add), column-major with leading dimensions ldb, ldc */
+void PCSRSpMMHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+
+/* Do the sizes fit the 32-bit indices of the device copy? */
+PetscBool PCSRFitsDeviceIndices(const PCSRRowStats *stats);

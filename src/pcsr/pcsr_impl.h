@@ -1,0 +1,41 @@
+/* MATSEQAIJPCSR: a MATSEQAIJ whose products run on a device copy of its own CSR
+   arrays with the PCSR kernels (the host path multiplies the AIJ arrays). */
+#pragma once
+#include "common/gpumats_impl.h"
+#include "pcsr/pcsr_format.h"
+#if GPUMATS_HAVE_CUDA
+  #include "cuda/pcsr/pcsr_cuda.h"
+#endif
+
+/* settings an MPI matrix passes on to its blocks */
+typedef struct {
+  MatPCSRKernel    kernel;
+  MatPCSRTranspose transpose;
+  MatPCSRPartition partition; /* MPI only: the row distribution the library creates or loads with */
+} PCSRSettings;
+
+typedef struct {
+  GpuMatsShadow shadow; /* first: the common machinery reads it through A->spptr */
+  PCSRSettings  settings;
+  PCSRRowStats  stats;  /* of the matrix as last built */
+  PetscBool     dev_current;
+#if GPUMATS_HAVE_CUDA
+  PCSRDevice dev;
+#endif
+} Mat_SeqAIJPCSR;
+
+PETSC_INTERN const GpuMatsShadowOps PCSRShadowOps;
+PETSC_INTERN const char *const      MatPCSRKernels[];
+PETSC_INTERN const char *const      MatPCSRTransposes[];
+PETSC_INTERN const char *const      MatPCSRPartitions[];
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatPCSRFreeDevice_SeqAIJPCSR(Mat);
+PETSC_INTERN PetscErrorCode MatPCSRApplySettings_SeqAIJPCSR(Mat, const PCSRSettings *);
+PETSC_INTERN PetscErrorCode PCSRSettingsFromOptions(Mat, PCSRSettings *, PetscBool mpi, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqAIJPCSR(Mat, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatView_SeqAIJPCSR(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat, MatPCSRInfo *);
+PETSC_INTERN PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat, PetscBool);

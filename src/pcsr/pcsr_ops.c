@@ -1,0 +1,137 @@
+/* MATSEQAIJPCSR: bringing the device copy up to date, and the products on either
+   side.  The host multiplies the AIJ arrays themselves (PCSR is CSR kept intact). */
+#include "pcsr/pcsr_impl.h"
+
+static PetscErrorCode PCSRGetCSR(Mat A, const PetscInt **ai, const PetscInt **aj, PetscScalar **aa)
+{
+  PetscMemType mtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "pcsr expects the AIJ master copy on the host");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The statistics of a new structure, and the kernel auto takes for it. */
+static PetscErrorCode PCSRNewStructure(Mat A, Mat_SeqAIJPCSR *p, const PetscInt *ai)
+{
+  PCSRRowStats *s = &p->stats;
+
+  PetscFunctionBegin;
+  PetscCall(MatPCSRFreeDevice_SeqAIJPCSR(A));
+  PCSRRowStatsFromCSR(A->rmap->n, A->cmap->n, ai, s);
+  p->shadow.nnz = s->nnz;
+  PetscCall(PetscInfo(A, "PCSR %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; row lengths: mean %.2f, standard deviation %.2f, longest %" PetscInt64_FMT ", %" PetscInt64_FMT " empty\n", s->nrows, s->ncols, s->nnz, s->mean_row_len, s->stddev_row_len, s->max_row_len, s->empty_rows));
+  if (p->settings.kernel == MAT_PCSR_KERNEL_AUTO) {
+    const char *why;
+    PCSRChoice  choice = PCSRChooseKernel(s, &why);
+
+    PetscCall(PetscInfo(A, "PCSR automatic kernel: %s (%s)\n", MatPCSRKernels[choice], why));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bring the device copy up to date with the AIJ master when the products run on the
+   device, and tell where they run.  A structure change rebuilds it, a value change
+   refreshes the values only. */
+PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
+{
+  Mat_SeqAIJPCSR     *p = (Mat_SeqAIJPCSR *)A->spptr;
+  GpuMatsShadowChange change;
+  const PetscInt     *ai, *aj;
+  PetscScalar        *aa;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, on_device));
+  PetscCall(GpuMatsShadowCheck(A, &p->shadow, &change));
+  if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->dev_current)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
+  if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(PCSRNewStructure(A, p, ai));
+  if (change != GPUMATS_SHADOW_CURRENT) {
+    p->dev_current = PETSC_FALSE;
+    PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
+  }
+  if (!*on_device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(PCSRFitsDeviceIndices(&p->stats), PETSC_COMM_SELF, PETSC_ERR_SUP, "pcsr: a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt64_FMT " nonzeros does not fit the 32-bit indices of the device copy (fewer than 2147483647 rows and columns, at most 2147483647 nonzeros per process): use more MPI processes, or -mat_gpumats_backend host", A->rmap->n, A->cmap->n, p->stats.nnz);
+#if GPUMATS_HAVE_CUDA
+  PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
+  if (!p->dev) {
+    PetscCall(PCSRDeviceCreateFromCSR(A->rmap->n, A->cmap->n, ai, aj, aa, &p->dev));
+    PetscCall(PetscInfo(A, "PCSR copied to the device (%.1f MB)\n", (double)p->stats.nnz * (sizeof(int32_t) + sizeof(PetscScalar)) / 1048576.0));
+  } else PetscCall(PCSRDeviceCopyValues(p->dev, ai, aa));
+  p->dev_current = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSRMultHostOp(Mat A, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
+  if (transpose) PCSRMultTransposeHost(A->rmap->n, A->cmap->n, ai, aj, aa, x, y0, y);
+  else PCSRMultHost(A->rmap->n, ai, aj, aa, x, y0, y);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSRSpMMHostOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
+  PCSRSpMMHost(A->rmap->n, ai, aj, aa, k, B, ldb, add, C, ldc);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if GPUMATS_HAVE_CUDA
+/* The kernel the device runs now: the user's, or auto's choice for the current structure. */
+static PCSRKernel PCSRDeviceKernel(const Mat_SeqAIJPCSR *p)
+{
+  MatPCSRKernel k = p->settings.kernel;
+
+  if (k == MAT_PCSR_KERNEL_AUTO) {
+    const char *why;
+
+    k = (MatPCSRKernel)PCSRChooseKernel(&p->stats, &why);
+  }
+  switch (k) {
+  case MAT_PCSR_KERNEL_PAPER:
+    return PCSR_KERNEL_PAPER;
+  case MAT_PCSR_KERNEL_VECTOR:
+    return PCSR_KERNEL_VECTOR;
+  case MAT_PCSR_KERNEL_ADAPTIVE:
+    return PCSR_KERNEL_ADAPTIVE;
+  default:
+    return PCSR_KERNEL_FUSED;
+  }
+}
+
+static PetscErrorCode PCSRMultDeviceOp(Mat A, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
+
+  PetscFunctionBegin;
+  if (transpose) PetscCall(PCSRDeviceMultTranspose(p->dev, p->settings.transpose == MAT_PCSR_TRANSPOSE_COPY ? PCSR_TRANSPOSE_COPY : PCSR_TRANSPOSE_ATOMIC, x, y0, y));
+  else PetscCall(PCSRDeviceMult(p->dev, PCSRDeviceKernel(p), x, y0, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSRSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCSRDeviceSpMM(((Mat_SeqAIJPCSR *)A->spptr)->dev, k, B, ldb, add, C, ldc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+const GpuMatsShadowOps PCSRShadowOps = {
+  "PCSR", MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
+#if GPUMATS_HAVE_CUDA
+  PCSRMultDeviceOp, PCSRSpMMDeviceOp,
+#endif
+};

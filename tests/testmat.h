@@ -1,0 +1,61 @@
+/* What the matrix-type tests share: the test context, random global CSR
+   matrices of many shapes (every rank holds the whole matrix), default layouts,
+   and the comparison of the four products with MATAIJ. */
+#pragma once
+#include <petscmat.h>
+
+typedef struct {
+  MPI_Comm    comm;
+  PetscMPIInt size, rank;
+  PetscRandom rnd;  /* PETSC_COMM_SELF, same seed on every rank: every rank knows the whole matrix */
+  PetscRandom vrnd; /* entries of the test vectors */
+  PetscReal   tol;
+  PetscReal   maxerr;
+  PetscInt    ncompared;
+  PetscInt    maxsize;
+  Mat         plain; /* an empty MATSEQAIJ: its product ops are what a cihybrid block must not use */
+  PetscBool   verbose;
+  char        binfile[PETSC_MAX_PATH_LEN];
+} TestCtx;
+
+/* A matrix as a global CSR, identical on every rank (columns of a row are not sorted). */
+typedef struct {
+  PetscInt     M, N, nnz, maxlen;
+  PetscInt    *rowptr, *cols;
+  PetscScalar *vals;
+} GlobalCSR;
+
+typedef enum {
+  SHAPE_RANDOM,
+  SHAPE_0X0,
+  SHAPE_1X1,
+  SHAPE_ONE_ROW,
+  SHAPE_ONE_COLUMN,
+  SHAPE_NO_ROWS,
+  SHAPE_NO_COLUMNS,
+  SHAPE_EMPTY_ROWS,
+  SHAPE_NO_ENTRIES,
+  SHAPE_DENSE_ROW,
+  SHAPE_EXPLICIT_ZEROS,
+  SHAPE_LONG_ROWS,
+  NSHAPES
+} Shape;
+
+extern const char *const ShapeNames[];
+
+PetscErrorCode RandInt(PetscRandom r, PetscInt lo, PetscInt hi, PetscInt *v);
+PetscErrorCode RandBool(PetscRandom r, PetscReal probability, PetscBool *b);
+PetscErrorCode RandValue(PetscRandom r, PetscScalar *v);
+PetscErrorCode GlobalCSRDestroy(GlobalCSR *csr);
+PetscErrorCode GlobalCSRFill(PetscRandom r, PetscInt M, PetscInt N, const PetscInt *len, PetscReal zero_fraction, PetscReal zero_rows, GlobalCSR *csr);
+PetscErrorCode GenerateShape(PetscRandom r, Shape shape, PetscInt maxsize, GlobalCSR *csr);
+PetscErrorCode GenerateSquare(PetscRandom r, PetscInt n, PetscInt maxlen, GlobalCSR *csr);
+PetscErrorCode GlobalCSRSamePattern(PetscRandom r, const GlobalCSR *src, PetscReal keep_fraction, GlobalCSR *dst);
+PetscErrorCode GlobalCSRHasEntry(const GlobalCSR *csr, PetscInt i, PetscInt j, PetscBool *has);
+PetscErrorCode DefaultLayout(MPI_Comm comm, PetscInt N, PetscInt *n, PetscInt *start);
+PetscErrorCode CheckTypeName(Mat A, const char *expected, const char *what);
+PetscErrorCode CheckTypeOneOf(Mat A, const char *t1, const char *t2, const char *what);
+PetscErrorCode CreateTestVecs(Mat A, Vec *right, Vec *left);
+PetscErrorCode CompareVecs(TestCtx *t, Vec yc, Vec ya, const char *desc, const char *op);
+PetscErrorCode CheckProducts(TestCtx *t, Mat Ac, Mat Aa, const char *desc);
+PetscErrorCode GlobalCSRAssemble(Mat A, const GlobalCSR *csr);
