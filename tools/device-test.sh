@@ -10,6 +10,11 @@ mkdir -p "$OUT"
 [ -f /opt/petsc-cuda/lib/libpetsc.so ] || tar xJf .device/petsc-cuda.tar.xz -C /
 export PETSC_DIR=/opt/petsc-cuda PATH=/opt/petsc-cuda/bin:/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/opt/petsc-cuda/lib:${LD_LIBRARY_PATH:-}
+# SLEPc for the eigensolver tutorials and the main job, when carried
+if [ -f .device/slepc-cuda.tar.xz ]; then
+  [ -f /opt/slepc-cuda/lib/libslepc.so ] || tar xJf .device/slepc-cuda.tar.xz -C /
+  export SLEPC_DIR=/opt/slepc-cuda LD_LIBRARY_PATH=/opt/slepc-cuda/lib:$LD_LIBRARY_PATH
+fi
 export PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 B=${BUILD:-/tmp/gpumats-build}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"

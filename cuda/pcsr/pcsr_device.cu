@@ -1,0 +1,349 @@
+/* The device copy of a PCSR matrix: plain CSR with int32 indices made from the host
+   AIJ arrays (row pointers rebased to 0 and checked on the host, columns checked on the
+   device), the adaptive kernel's row blocks, value refresh, release, bytes held. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "pcsr_cudaimpl.h"
+}
+
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  #error "The PCSR CUDA kernels are written for real double-precision PetscScalar"
+#endif
+
+#define PCSR_CHECK_THREADS 256
+/* Columns converted at once when PetscInt is not 32-bit: the temporary device buffer */
+#define PCSR_CONVERT_CHUNK ((PetscInt64)1 << 24)
+
+PetscErrorCode PCSRDeviceAllocate(PCSRDevice dev, void **ptr, size_t bytes, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAMalloc(ptr, bytes, what));
+  if (*ptr) dev->bytes += bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceRelease(PCSRDevice dev, void **ptr, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (*ptr) {
+    PetscCall(GpuMatsCUDAFree(*ptr));
+    dev->bytes -= bytes;
+  }
+  *ptr = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceGetCSR(PCSRDevice dev, PetscBool transposed, PCSRDeviceCSR *A)
+{
+  PetscFunctionBegin;
+  A->nnz = dev->nnz;
+  if (!transposed) {
+    A->nrows = dev->nrows;
+    A->ncols = dev->ncols;
+    A->ptr   = dev->ptr;
+    A->col   = dev->col;
+    A->val   = dev->val;
+  } else {
+    PetscCheck(dev->t_built && !dev->t_stale, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PCSR transposed copy used before it was built or refreshed");
+    A->nrows = dev->ncols;
+    A->ncols = dev->nrows;
+    A->ptr   = dev->t_ptr;
+    A->col   = dev->t_col;
+    A->val   = dev->t_val;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- columns: checked on the device -------------------------------------------------- */
+
+/* Columns in[0, n) must lie in [0, ncols); *first_bad gets the smallest position
+   (offset + i) of one that does not.  out NULL: check only (in is already the int32
+   column array); else out[i] = in[i] as int32. */
+template <typename T>
+__global__ void PCSRCheckColumns(const T *in, long long n, long long offset, int ncols, int32_t *out, int *first_bad)
+{
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const T c = in[i];
+
+    if (c < 0 || c >= (T)ncols) atomicMin(first_bad, (int)(offset + i));
+    if (out) out[i] = (int32_t)c;
+  }
+}
+
+template <typename T>
+static PetscErrorCode PCSRCheckColumnsLaunch(const T *in, long long n, long long offset, int ncols, int32_t *out, int *first_bad)
+{
+  void          *stream;
+  const long long blocks = PetscMin((n + PCSR_CHECK_THREADS - 1) / PCSR_CHECK_THREADS, (long long)1 << 20);
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  PCSRCheckColumns<T><<<(unsigned)blocks, PCSR_CHECK_THREADS, 0, (cudaStream_t)stream>>>(in, n, offset, ncols, out, first_bad);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+/* The columns aj[0, nnz) of the rows (host) into d->col, converted to int32 and checked;
+   *first_bad (host) is INT32_MAX or the position of the first column out of range. */
+static PetscErrorCode PCSRDeviceUploadColumns(PCSRDevice d, const PetscInt *aj, int *first_bad)
+{
+  const PetscInt64 nnz  = d->nnz;
+  int             *bad  = NULL;
+  PetscInt        *tmp  = NULL;
+  PetscErrorCode   ierr = 0;
+  const int        none = INT32_MAX;
+
+  PetscFunctionBegin;
+  *first_bad = none;
+  if (!nnz) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "PCSR column check flag"));
+  ierr = GpuMatsCUDACopyToDevice(bad, &none, sizeof(int));
+  if (!ierr && sizeof(PetscInt) == sizeof(int32_t)) { /* the host columns are already int32: copy, then check in place */
+    const PetscBool reg = GpuMatsCUDAHostRegister(aj, (size_t)nnz * sizeof(PetscInt));
+
+    ierr = GpuMatsCUDACopyToDevice(d->col, aj, (size_t)nnz * sizeof(int32_t));
+    GpuMatsCUDAHostUnregister(aj, reg);
+    if (!ierr) ierr = PCSRCheckColumnsLaunch<int32_t>(d->col, nnz, 0, (int)d->ncols, NULL, bad);
+  } else if (!ierr) { /* wider PetscInt: through a temporary device buffer, a chunk at a time */
+    PetscInt64 chunk = PetscMin(nnz, PCSR_CONVERT_CHUNK);
+    char       what[128];
+
+    snprintf(what, sizeof(what), "PCSR column conversion buffer (%lld PetscInt)", (long long)chunk);
+    ierr = GpuMatsCUDAMalloc((void **)&tmp, (size_t)chunk * sizeof(PetscInt), what);
+    for (PetscInt64 k0 = 0; !ierr && k0 < nnz; k0 += chunk) {
+      const PetscInt64 n = PetscMin(chunk, nnz - k0);
+
+      ierr = GpuMatsCUDACopyToDevice(tmp, aj + k0, (size_t)n * sizeof(PetscInt));
+      if (!ierr) ierr = PCSRCheckColumnsLaunch<PetscInt>(tmp, n, k0, (int)d->ncols, d->col + k0, bad);
+    }
+  }
+  if (!ierr) ierr = GpuMatsCUDACopyToHost(first_bad, bad, sizeof(int)); /* synchronises: tmp is free to go */
+  PetscCall(GpuMatsCUDAFree(tmp));
+  PetscCall(GpuMatsCUDAFree(bad));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* ---- values --------------------------------------------------------------------------- */
+
+static PetscErrorCode PCSRDeviceUploadValues(PCSRDevice d, const PetscScalar *aa)
+{
+  const size_t    bytes = (size_t)d->nnz * sizeof(PetscScalar);
+  const PetscBool reg   = GpuMatsCUDAHostRegister(aa, bytes);
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  ierr = GpuMatsCUDACopyToDevice(d->val, aa, bytes);
+  GpuMatsCUDAHostUnregister(aa, reg);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* ---- row blocks of PCSR_KERNEL_ADAPTIVE (host, from the rebased row pointers) -------- */
+
+/* Counts the blocks (row and chunk NULL) or fills them; see struct _n_PCSRDevice.  Rows
+   are added to a block while its nonzeros fit the window and it has at most
+   PCSR_ADAPTIVE_MAX_ROWS rows; a row longer than the window gets blocks of its own, one
+   per PCSR_ADAPTIVE_LONG_CHUNK nonzeros; a block that ends with a single row is reduced
+   by the whole thread block (chunk 0) rather than by one warp of the short-row path. */
+static PetscInt64 PCSRAdaptiveRowBlocks(int32_t nrows, const int32_t *ptr, int32_t *row, int32_t *chunk, PetscBool *chunked)
+{
+  PetscInt64 nb = 0;
+  int32_t    r  = 0;
+
+  *chunked = PETSC_FALSE;
+  while (r < nrows) {
+    const int32_t len = ptr[r + 1] - ptr[r];
+
+    if (len > PCSR_ADAPTIVE_WINDOW) {
+      const int32_t nchunks = (int32_t)(((PetscInt64)len + PCSR_ADAPTIVE_LONG_CHUNK - 1) / PCSR_ADAPTIVE_LONG_CHUNK);
+
+      for (int32_t j = 0; j < nchunks; j++, nb++)
+        if (row) row[nb] = r, chunk[nb] = j;
+      if (nchunks > 1) *chunked = PETSC_TRUE;
+      r++;
+    } else {
+      const int32_t start = r;
+      int32_t       fill  = 0;
+
+      while (r < nrows && r - start < PCSR_ADAPTIVE_MAX_ROWS && ptr[r + 1] - ptr[r] <= PCSR_ADAPTIVE_WINDOW - fill) {
+        fill += ptr[r + 1] - ptr[r];
+        r++;
+      }
+      if (row) row[nb] = start, chunk[nb] = r - start == 1 ? 0 : -1;
+      nb++;
+    }
+  }
+  if (row) row[nb] = nrows;
+  return nb;
+}
+
+static PetscErrorCode PCSRDeviceBuildRowBlocks(PCSRDevice d, const int32_t *hptr)
+{
+  PetscBool  chunked;
+  PetscInt64 nb = PCSRAdaptiveRowBlocks(d->nrows, hptr, NULL, NULL, &chunked);
+  int32_t   *hrow = NULL, *hchunk = NULL;
+  char       what[128];
+
+  PetscFunctionBegin;
+  PetscCheck(nb < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR adaptive kernel: %lld row blocks for %d rows and %d nonzeros, more than 2^31-1: use more MPI processes", (long long)nb, (int)d->nrows, (int)d->nnz);
+  d->nblocks = (int32_t)nb;
+  PetscCall(PetscMalloc2(nb + 1, &hrow, PetscMax(nb, 1), &hchunk));
+  (void)PCSRAdaptiveRowBlocks(d->nrows, hptr, hrow, hchunk, &chunked);
+  {
+    PetscErrorCode ierr;
+
+    snprintf(what, sizeof(what), "PCSR adaptive row blocks (%lld blocks)", (long long)nb);
+    ierr = PCSRDeviceAllocate(d, (void **)&d->block_row, (size_t)(nb + 1) * sizeof(int32_t), what);
+    if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&d->block_chunk, (size_t)nb * sizeof(int32_t), what);
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->block_row, hrow, (size_t)(nb + 1) * sizeof(int32_t));
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->block_chunk, hchunk, (size_t)nb * sizeof(int32_t));
+    if (!ierr && chunked) {
+      snprintf(what, sizeof(what), "PCSR adaptive long-row partial sums (%lld blocks)", (long long)nb);
+      ierr = PCSRDeviceAllocate(d, (void **)&d->chunk_partial, (size_t)nb * sizeof(double), what);
+      if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&d->chunk_arrived, (size_t)nb * sizeof(int32_t), what);
+      if (!ierr) ierr = GpuMatsCUDAMemset(d->chunk_arrived, 0, (size_t)nb * sizeof(int32_t));
+    }
+    PetscCall(PetscFree2(hrow, hchunk));
+    PetscCall(ierr);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- creation ------------------------------------------------------------------------- */
+
+/* The row pointers rebased to 0 as int32 (host), checked to be nondecreasing. */
+static PetscErrorCode PCSRHostRowPointers(PetscInt nrows, const PetscInt *ai, int32_t *hptr, int32_t *max_row_len)
+{
+  int32_t maxlen = 0;
+
+  PetscFunctionBegin;
+  hptr[0] = 0;
+  for (PetscInt i = 0; i < nrows; i++) {
+    const PetscInt64 len = (PetscInt64)ai[i + 1] - ai[i];
+
+    PetscCheck(len >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "PCSR: row pointers decrease at row %" PetscInt_FMT " (ai[%" PetscInt_FMT "] = %" PetscInt_FMT " > ai[%" PetscInt_FMT "] = %" PetscInt_FMT "): they must be nondecreasing", i, i, ai[i], i + 1, ai[i + 1]);
+    hptr[i + 1] = (int32_t)((PetscInt64)ai[i + 1] - ai[0]);
+    if (len > maxlen) maxlen = (int32_t)len;
+  }
+  *max_row_len = maxlen;
+  PetscFunctionReturn(0);
+}
+
+/* Row of entry k (host row pointers): for the error message. */
+static int32_t PCSRHostRowOf(const int32_t *hptr, int32_t nrows, int32_t k)
+{
+  int32_t lo = 0, hi = nrows; /* hptr[lo] <= k < hptr[hi] */
+
+  while (hi - lo > 1) {
+    const int32_t mid = lo + (hi - lo) / 2;
+
+    if (hptr[mid] <= k) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Allocates and fills every array of d; on error the caller releases what was allocated. */
+static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const PetscInt *aj, const PetscScalar *aa)
+{
+  const size_t nnz = (size_t)d->nnz;
+  int          first_bad;
+  char         what[128];
+
+  PetscFunctionBegin;
+  snprintf(what, sizeof(what), "PCSR row pointers (%d rows)", (int)d->nrows);
+  PetscCall(PCSRDeviceAllocate(d, (void **)&d->ptr, ((size_t)d->nrows + 1) * sizeof(int32_t), what));
+  snprintf(what, sizeof(what), "PCSR columns (%zu nonzeros)", nnz);
+  PetscCall(PCSRDeviceAllocate(d, (void **)&d->col, nnz * sizeof(int32_t), what));
+  snprintf(what, sizeof(what), "PCSR values (%zu nonzeros)", nnz);
+  PetscCall(PCSRDeviceAllocate(d, (void **)&d->val, nnz * sizeof(double), what));
+  PetscCall(GpuMatsCUDACopyToDevice(d->ptr, hptr, ((size_t)d->nrows + 1) * sizeof(int32_t)));
+  PetscCall(PCSRDeviceUploadColumns(d, aj, &first_bad));
+  if (first_bad != INT32_MAX) {
+    const int32_t row = PCSRHostRowOf(hptr, d->nrows, first_bad);
+
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR: entry %d (row %d) has column %" PetscInt_FMT ", outside [0, %d): columns must lie in [0, ncols)", first_bad, (int)row, aj[first_bad], (int)d->ncols);
+  }
+  PetscCall(PCSRDeviceUploadValues(d, aa));
+  PetscCall(PCSRDeviceBuildRowBlocks(d, hptr));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceCreateFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PCSRDevice *dev)
+{
+  PCSRDevice     d;
+  PetscInt64     nnz;
+  int32_t       *hptr = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  *dev = NULL;
+  PetscCheck(nrows >= 0 && ncols >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR matrix of %" PetscInt_FMT " x %" PetscInt_FMT ": sizes must be >= 0", nrows, ncols);
+  PetscCheck(ai, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR: the row pointers ai are NULL; a matrix of %" PetscInt_FMT " rows needs %" PetscInt_FMT " of them", nrows, nrows + 1);
+  nnz = (PetscInt64)ai[nrows] - ai[0];
+  PetscCheck((PetscInt64)nrows < INT32_MAX && (PetscInt64)ncols < INT32_MAX && nnz >= 0 && nnz <= PCSR_MAX_NNZ, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "PCSR matrix of %" PetscInt_FMT " rows, %" PetscInt_FMT " columns, %" PetscInt64_FMT " nonzeros: the device copy has int32 indices, so rows and columns must be below 2^31-1 and nonzeros at most %lld; use more MPI processes", nrows, ncols, nnz, (long long)PCSR_MAX_NNZ);
+  PetscCheck(!nnz || (aj && aa), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR: %" PetscInt64_FMT " nonzeros but the column or value array is NULL", nnz);
+
+  PetscCall(PetscMalloc1(nrows + 1, &hptr));
+  PetscCall(PetscNew(&d));
+  d->nrows = (int32_t)nrows;
+  d->ncols = (int32_t)ncols;
+  d->nnz   = (int32_t)nnz;
+  ierr     = PCSRHostRowPointers(nrows, ai, hptr, &d->max_row_len);
+  if (!ierr) ierr = PCSRDeviceUpload(d, hptr, nnz ? aj + ai[0] : NULL, nnz ? aa + ai[0] : NULL);
+  PetscCall(PetscFree(hptr));
+  if (ierr) { /* release what was allocated before the failure, then pass the error on */
+    (void)PCSRDeviceDestroy(&d);
+    PetscCall(ierr);
+  }
+  *dev = d;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceCopyValues(PCSRDevice dev, const PetscInt *ai, const PetscScalar *aa)
+{
+  PetscInt64 nnz;
+
+  PetscFunctionBegin;
+  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR device copy is NULL: create it with PCSRDeviceCreateFromCSR first");
+  nnz = (PetscInt64)ai[dev->nrows] - ai[0];
+  PetscCheck(nnz == dev->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCSR value refresh with %" PetscInt64_FMT " nonzeros, the device copy has %d: the structure changed, rebuild instead", nnz, (int)dev->nnz);
+  if (!nnz) PetscFunctionReturn(0);
+  PetscCall(PCSRDeviceUploadValues(dev, aa + ai[0]));
+  if (dev->t_built) dev->t_stale = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceDestroy(PCSRDevice *dev)
+{
+  PCSRDevice d;
+
+  PetscFunctionBegin;
+  if (!dev || !*dev) PetscFunctionReturn(0);
+  d = *dev;
+  PetscCall(PCSRDeviceTransposeDestroy(d));
+  PetscCall(GpuMatsCUDAFree(d->ptr));
+  PetscCall(GpuMatsCUDAFree(d->col));
+  PetscCall(GpuMatsCUDAFree(d->val));
+  PetscCall(GpuMatsCUDAFree(d->v));
+  PetscCall(GpuMatsCUDAFree(d->block_row));
+  PetscCall(GpuMatsCUDAFree(d->block_chunk));
+  PetscCall(GpuMatsCUDAFree(d->chunk_partial));
+  PetscCall(GpuMatsCUDAFree(d->chunk_arrived));
+  PetscCall(PetscFree(*dev));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceBytes(PCSRDevice dev, size_t *bytes)
+{
+  PetscFunctionBegin;
+  *bytes = dev ? dev->bytes : 0;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,133 @@
+/* PCSR SpMM, PCSRDeviceSpMM: C = A B (+ C) for k column-major dense columns, reading
+   each row of the matrix once for all the columns of a tile.
+
+   One warp per row.  Its 32 lanes are SLOTS entry slots times KW column lanes
+   (lane = slot * KW + cl, SLOTS = 32 / KW, KW = k rounded up to a power of two, at
+   most 32).  The warp loads 32 entries of its row at a time, coalesced, one per lane,
+   and hands them round by shuffles: slot s takes entries s, s + SLOTS, ...; column lane
+   cl accumulates columns j0 + cl + q KW (q < CPL) of the current tile of KW CPL
+   columns.  At the end of the row the slots' partial sums are added by xor-shuffles
+   (a fixed order: the result does not depend on timing).  More than one tile (k > 128)
+   reads the row again, from L2.  k = 1 is an SpMV and runs the ADAPTIVE kernel. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "pcsr_cudaimpl.h"
+}
+
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  #error "The PCSR CUDA kernels are written for real double-precision PetscScalar"
+#endif
+
+#define PCSR_SPMM_THREADS   256
+#define PCSR_SPMM_FULL_WARP 0xffffffffu
+#define PCSR_SPMM_MAX_CPL   4 /* columns per lane: a tile has at most 32 * 4 columns */
+
+template <int KW, int CPL>
+__global__ void __launch_bounds__(PCSR_SPMM_THREADS) PCSRSpMMWarpPerRow(int nrows, const int32_t *ptr, const int32_t *col, const double *val, int k, const double *__restrict__ B, long long ldb, int add, double *C, long long ldc)
+{
+  constexpr int   SLOTS = 32 / KW;
+  const int       lane  = threadIdx.x % 32, slot = lane / KW, cl = lane % KW;
+  const long long row   = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+  if (row >= nrows) return; /* the whole warp leaves together */
+  const int begin = __ldg(ptr + row), end = __ldg(ptr + row + 1);
+
+  for (int j0 = 0; j0 < k; j0 += KW * CPL) {
+    double acc[CPL];
+
+#pragma unroll
+    for (int q = 0; q < CPL; q++) acc[q] = 0.0;
+    for (int base = begin; base < end; base += 32) {
+      const int n = min(32, end - base);
+      int32_t   c = 0;
+      double    a = 0.0;
+
+      if (lane < n) c = __ldg(col + base + lane), a = __ldg(val + base + lane);
+      for (int t = 0; t < n; t += SLOTS) { /* warp-uniform: every lane joins the shuffles; t + slot < 32 */
+        const int     src = t + slot;
+        const int32_t cc  = __shfl_sync(PCSR_SPMM_FULL_WARP, c, src);
+        const double  aa  = __shfl_sync(PCSR_SPMM_FULL_WARP, a, src);
+
+        if (src < n) {
+#pragma unroll
+          for (int q = 0; q < CPL; q++) {
+            const int j = j0 + cl + q * KW;
+
+            if (j < k) acc[q] = fma(aa, __ldg(B + cc + j * ldb), acc[q]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < CPL; q++) {
+      const int j = j0 + cl + q * KW;
+
+#pragma unroll
+      for (int offset = 16; offset >= KW; offset /= 2) acc[q] += __shfl_xor_sync(PCSR_SPMM_FULL_WARP, acc[q], offset);
+      if (slot == 0 && j < k) {
+        double *cij = C + row + j * ldc;
+
+        *cij = add ? *cij + acc[q] : acc[q];
+      }
+    }
+  }
+}
+
+template <int KW, int CPL>
+static PetscErrorCode PCSRSpMMLaunch(PCSRDevice dev, int k, cudaStream_t stream, const double *B, long long ldb, int add, double *C, long long ldc)
+{
+  const unsigned grid = (unsigned)(((size_t)dev->nrows * 32 + PCSR_SPMM_THREADS - 1) / PCSR_SPMM_THREADS);
+
+  PetscFunctionBegin;
+  PCSRSpMMWarpPerRow<KW, CPL><<<grid, PCSR_SPMM_THREADS, 0, stream>>>(dev->nrows, dev->ptr, dev->col, dev->val, k, B, ldb, add, C, ldc);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceSpMM(PCSRDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  void        *s;
+  cudaStream_t stream;
+  int          kw = 1, cpl = 1;
+
+  PetscFunctionBegin;
+  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR device copy is NULL: create it with PCSRDeviceCreateFromCSR first");
+  PetscCheck(k >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR SpMM with %" PetscInt_FMT " columns: give 0 or more", k);
+  if (!dev->nrows || !k) PetscFunctionReturn(0);
+  PetscCheck(ldb >= dev->ncols && ldc >= dev->nrows && ldb >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCSR SpMM of a %d x %d matrix: leading dimensions ldb %" PetscInt_FMT " and ldc %" PetscInt_FMT " must be at least the rows of B (%d) and of C (%d)", (int)dev->nrows,
+             (int)dev->ncols, ldb, ldc, (int)dev->ncols, (int)dev->nrows);
+  if (k == 1) { /* one column: the SpMV kernels spread short rows over fewer lanes */
+    PetscCall(PCSRDeviceMult(dev, PCSR_KERNEL_ADAPTIVE, B, add ? C : NULL, C));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  stream = (cudaStream_t)s;
+  while (kw < 32 && kw < k) kw *= 2;
+  while (cpl < PCSR_SPMM_MAX_CPL && kw * cpl < k) cpl *= 2;
+  switch (kw * 8 + cpl) { /* (KW, CPL): CPL > 1 only with KW = 32 */
+  case 2 * 8 + 1:
+    PetscCall(PCSRSpMMLaunch<2, 1>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  case 4 * 8 + 1:
+    PetscCall(PCSRSpMMLaunch<4, 1>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  case 8 * 8 + 1:
+    PetscCall(PCSRSpMMLaunch<8, 1>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  case 16 * 8 + 1:
+    PetscCall(PCSRSpMMLaunch<16, 1>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  case 32 * 8 + 1:
+    PetscCall(PCSRSpMMLaunch<32, 1>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  case 32 * 8 + 2:
+    PetscCall(PCSRSpMMLaunch<32, 2>(dev, (int)k, stream, B, ldb, add, C, ldc));
+    break;
+  default:
+    PetscCall(PCSRSpMMLaunch<32, PCSR_SPMM_MAX_CPL>(dev, (int)k, stream, B, ldb, add, C, ldc));
+  }
+  PetscFunctionReturn(0);
+}
