@@ -19,59 +19,27 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
                                products, and stop before any CUDA call (for machines without GPU)\n\
   -csv <path>                  also write every result as CSV\n";
 
-/* Effective GB/s counts the same minimal CSR traffic for every kernel,
-     nnz*(8+4) + (nrows+1)*4 + 8*ncols + 8*nrows bytes,
-   so GB/s is proportional to speed.  Errors are componentwise, relative to
-   (|A||x| + |y0|)_i, the scale of a dot product's rounding error; a kernel
-   whose error exceeds 1e-12 fails the run (nonzero exit status).  Each timed
-   SpMV is bracketed by CUDA events and preceded by a short spin kernel so the
-   launch is queued before the start event fires. */
-#include <petscsys.h>
-#include <petscmat.h>
-#if defined(PETSC_HAVE_CUDA)
-  #include <petscdevice_cuda.h>
-#endif
-#include <cuda_runtime.h>
-#include <cusparse.h>
+/* The harness (timing, errors, bandwidth, cuSPARSE, PETSc) is examples/bench_common.h:
+   GB/s over the minimal CSR traffic, errors relative to |A||x|, a kernel whose error
+   exceeds 1e-12 fails the run (nonzero exit status). */
+#include "bench_common.h"
 #include <math.h>
 #include <string.h>
 extern "C" {
 #include "ci_synthetic.h"
-#include "cuda/common/gpumats_cuda.h"
 #include "cuda/cihybrid/cihybrid_cudaimpl.h"
 #include "cuda/cihybrid/cihybrid_spmm.h"
 #include "bench_host.h"
+#include "matgen.h"
 }
 
-#define BENCH_TOLERANCE 1e-12
-#define BENCH_SPIN_NS   200000ULL /* longer than the host needs to queue one SpMV */
-#define BENCH_SPIN_NS_K 20000ULL  /* and this much more per column of a block product (k launches) */
-#define BENCH_MAX_SPMM  16        /* most -spmm_k values */
+#define BENCH_SPIN_NS_K 20000ULL /* and this much more per column of a block product (k launches) */
+#define BENCH_MAX_SPMM  16       /* most -spmm_k values */
 
-#define BenchCallCUSPARSE(call) \
-  do { \
-    const cusparseStatus_t st_ = (call); \
-    PetscCheck(st_ == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSPARSE error %d (%s) in %s", (int)st_, cusparseGetErrorString(st_), #call); \
-  } while (0)
 #define BenchCheckBuild(st) PetscCheck((st) == CIHYBRID_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridBuildFromCSR failed: %s", CIHybridStatusString(st))
 
 /* ------------------------------------------------------------------------ */
-/* host CSR matrices and reference products */
-typedef struct {
-  PetscInt     nrows, ncols;
-  PetscInt    *rowptr, *colidx;
-  PetscScalar *vals;
-} BenchCSR;
-
-static PetscErrorCode BenchCSRFree(BenchCSR *A)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(A->rowptr));
-  PetscCall(PetscFree(A->colidx));
-  PetscCall(PetscFree(A->vals));
-  PetscFunctionReturn(0);
-}
-
+/* the synthetic matrix as host CSR */
 static PetscErrorCode BenchCSRFromSynthetic(const CISyntheticSpec *spec, BenchCSR *A)
 {
   const PetscInt maxrow   = CISyntheticMaxRowLength(spec);
@@ -100,132 +68,6 @@ static PetscErrorCode BenchCSRFromSynthetic(const CISyntheticSpec *spec, BenchCS
   PetscFunctionReturn(0);
 }
 
-/* Small random matrices for the edge-case checks: every 5th row empty, the
-   others of random length in [0, maxlen], columns a sorted random subset. */
-static unsigned long long BenchRandom(unsigned long long *state)
-{
-  unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
-  z                    = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z                    = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static double BenchUniform(unsigned long long *state) /* [-1, 1) */
-{
-  return (double)(BenchRandom(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
-static PetscErrorCode BenchCSRRandom(PetscInt nrows, PetscInt ncols, PetscInt maxlen, unsigned long long seed, BenchCSR *A)
-{
-  unsigned long long state = seed;
-  PetscInt           nnz   = 0;
-
-  PetscFunctionBegin;
-  if (maxlen > ncols) maxlen = ncols;
-  A->nrows = nrows;
-  A->ncols = ncols;
-  PetscCall(PetscMalloc1(nrows + 1, &A->rowptr));
-  PetscCall(PetscMalloc1((size_t)nrows * maxlen + 1, &A->colidx));
-  PetscCall(PetscMalloc1((size_t)nrows * maxlen + 1, &A->vals));
-  A->rowptr[0] = 0;
-  for (PetscInt i = 0; i < nrows; i++) {
-    PetscInt want = i % 5 == 4 ? 0 : (PetscInt)(BenchRandom(&state) % (unsigned long long)(maxlen + 1));
-
-    for (PetscInt j = 0; j < ncols && want > 0; j++) /* selection sampling: keeps j with probability want/(ncols-j) */
-      if (BenchRandom(&state) % (unsigned long long)(ncols - j) < (unsigned long long)want) {
-        A->colidx[nnz] = j;
-        A->vals[nnz++] = BenchUniform(&state);
-        want--;
-      }
-    A->rowptr[i + 1] = nnz;
-  }
-  PetscFunctionReturn(0);
-}
-
-/* y = A x (+ y0) and absy = |A||x| (+ |y0|) */
-static void BenchCSRMult(const BenchCSR *A, const double *x, const double *y0, double *y, double *absy)
-{
-  for (PetscInt i = 0; i < A->nrows; i++) {
-    double s = y0 ? y0[i] : 0.0, a = y0 ? fabs(y0[i]) : 0.0;
-
-    for (PetscInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      s += A->vals[k] * x[A->colidx[k]];
-      a += fabs(A->vals[k] * x[A->colidx[k]]);
-    }
-    y[i]    = s;
-    absy[i] = a;
-  }
-}
-
-/* y = A^T x (+ y0) and absy = |A^T||x| (+ |y0|) */
-static void BenchCSRMultTranspose(const BenchCSR *A, const double *x, const double *y0, double *y, double *absy)
-{
-  for (PetscInt j = 0; j < A->ncols; j++) {
-    y[j]    = y0 ? y0[j] : 0.0;
-    absy[j] = y0 ? fabs(y0[j]) : 0.0;
-  }
-  for (PetscInt i = 0; i < A->nrows; i++)
-    for (PetscInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      y[A->colidx[k]] += A->vals[k] * x[i];
-      absy[A->colidx[k]] += fabs(A->vals[k] * x[i]);
-    }
-}
-
-static double BenchMaxRelError(PetscInt n, const double *y, const double *ref, const double *absref)
-{
-  double worst = 0.0;
-
-  for (PetscInt i = 0; i < n; i++) {
-    const double diff = fabs(y[i] - ref[i]);
-    double       rel  = absref[i] > 0 ? diff / absref[i] : (diff > 0 ? INFINITY : 0.0);
-
-    if (isnan(rel)) rel = INFINITY; /* NaN: an entry the kernel never wrote, or a padding slot it did not skip */
-    if (rel > worst) worst = rel;
-  }
-  return worst;
-}
-
-static void BenchFillX(PetscInt n, double *x)
-{
-  for (PetscInt j = 0; j < n; j++) x[j] = (double)(((unsigned long long)j * 2654435761ULL) % 2001ULL) / 1000.0 - 1.0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* device helpers */
-__global__ void BenchSpin(unsigned long long ns)
-{
-  unsigned long long start, now;
-
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  while (now - start < ns);
-}
-
-__global__ void BenchFillArray(double2 *a, size_t n2)
-{
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += (size_t)gridDim.x * blockDim.x) a[i] = make_double2((double)(i & 1023), 1.0);
-}
-
-/* Sums a large array: 4 independent 16-byte loads in flight per thread. */
-__global__ void BenchReadArray(const double2 *__restrict__ a, size_t n2, double *result)
-{
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  size_t       i      = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  double       s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-
-  for (; i + 3 * stride < n2; i += 4 * stride) {
-    const double2 v0 = a[i], v1 = a[i + stride], v2 = a[i + 2 * stride], v3 = a[i + 3 * stride];
-    s0 += v0.x + v0.y;
-    s1 += v1.x + v1.y;
-    s2 += v2.x + v2.y;
-    s3 += v3.x + v3.y;
-  }
-  for (; i < n2; i += stride) s0 += a[i].x + a[i].y;
-  s0 += s1 + s2 + s3;
-  for (int offset = 16; offset > 0; offset /= 2) s0 += __shfl_down_sync(0xffffffffu, s0, offset);
-  if (threadIdx.x % 32 == 0) atomicAdd(result, s0);
-}
-
 /* ------------------------------------------------------------------------ */
 /* the kernels under test */
 typedef enum {
@@ -235,8 +77,6 @@ typedef enum {
   BENCH_PAPER,
   BENCH_TUNED,
   BENCH_TRANSPOSE,
-  BENCH_READ_BANDWIDTH,
-  BENCH_COPY_BANDWIDTH,
   BENCH_SPMM_SPMVS,            /* C = A B as k tuned SpMVs, one per column */
   BENCH_SPMM_CIHYBRID,         /* CIHybridDeviceSpMM (B through a row-major copy) */
   BENCH_SPMM_CIHYBRID_COLMAJOR, /* the same kernel reading column-major B directly */
@@ -251,20 +91,11 @@ typedef struct {
 } BenchKernel;
 
 typedef struct {
-  cudaStream_t         stream;
-  cudaEvent_t          start, stop;
+  BenchTimer           timer;
   PetscInt             nrows, ncols, nnz;
   double              *x, *y, *xt, *yt; /* device: x (ncols), y (nrows); transpose: xt (nrows), yt (ncols) */
   CIHybridDevice       hyb;
-  PetscInt            *rowptr, *colidx; /* device CSR for cuSPARSE */
-  double              *vals;
-  cusparseHandle_t     handle;
-  cusparseSpMatDescr_t mat;
-  cusparseDnVecDescr_t vec_x, vec_y;
-  void                *spmv_buffer[2]; /* ALG1, ALG2 */
-  double              *bw_array, *bw_result;
-  size_t               bw_bytes;
-  unsigned long long   spin_ns; /* of the spin kernel before each timed run */
+  BenchCUSPARSE        cusparse; /* its own device CSR */
   /* block products: B (ncols x spmm_kmax, ld ncols) and C (nrows x spmm_kmax, ld nrows), of which
      the first spmm_k columns are used; the cuSPARSE descriptors are of spmm_k columns */
   PetscInt             spmm_k, spmm_kmax, spmm_lanes;
@@ -272,8 +103,7 @@ typedef struct {
   cusparseDnMatDescr_t mat_B, mat_C;
   void                *spmm_buffer[2]; /* default, CSR ALG2 */
 #if defined(PETSC_HAVE_CUDA)
-  Mat petsc_A;
-  Vec petsc_x, petsc_y;
+  BenchPETSc petsc;
 #endif
   FILE     *csv;
   double    read_gbs;
@@ -287,14 +117,14 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
   PetscFunctionBegin;
   switch (k->kind) {
   case BENCH_CUSPARSE_ALG1:
-    BenchCallCUSPARSE(cusparseSpMV(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, b->spmv_buffer[0]));
+    PetscCall(BenchCUSPARSEMult(&b->cusparse, CUSPARSE_SPMV_CSR_ALG1));
     break;
   case BENCH_CUSPARSE_ALG2:
-    BenchCallCUSPARSE(cusparseSpMV(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, b->spmv_buffer[1]));
+    PetscCall(BenchCUSPARSEMult(&b->cusparse, CUSPARSE_SPMV_CSR_ALG2));
     break;
   case BENCH_PETSC_AIJCUSPARSE:
 #if defined(PETSC_HAVE_CUDA)
-    PetscCall(MatMult(b->petsc_A, b->petsc_x, b->petsc_y));
+    PetscCall(BenchPETScMult(&b->petsc));
 #endif
     break;
   case BENCH_PAPER:
@@ -306,18 +136,6 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
   case BENCH_TRANSPOSE:
     PetscCall(CIHybridDeviceMultTranspose(b->hyb, b->xt, NULL, b->yt));
     break;
-  case BENCH_READ_BANDWIDTH: {
-    int device, sms, blocks;
-
-    GpuMatsCallCUDA(cudaGetDevice(&device));
-    GpuMatsCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GpuMatsCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, BenchReadArray, 256, 0));
-    BenchReadArray<<<sms * blocks, 256, 0, b->stream>>>((const double2 *)b->bw_array, b->bw_bytes / sizeof(double2), b->bw_result);
-    GpuMatsCallCUDA(cudaGetLastError());
-  } break;
-  case BENCH_COPY_BANDWIDTH: /* half the array onto the other half */
-    GpuMatsCallCUDA(cudaMemcpyAsync(b->bw_array, (char *)b->bw_array + b->bw_bytes / 2, b->bw_bytes / 2, cudaMemcpyDeviceToDevice, b->stream));
-    break;
   case BENCH_SPMM_SPMVS:
     for (PetscInt j = 0; j < b->spmm_k; j++) PetscCall(CIHybridDeviceMultTuned(b->hyb, CIHYBRID_TUNED_DEFAULT, b->spmm_lanes, b->B + (size_t)j * b->ncols, NULL, b->C + (size_t)j * b->nrows));
     break;
@@ -328,38 +146,36 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
     PetscCall(CIHybridDeviceSpMMLayout(b->hyb, b->spmm_k, b->B, b->ncols, PETSC_FALSE, PETSC_FALSE, b->C, b->nrows));
     break;
   case BENCH_SPMM_CUSPARSE_DEFAULT:
-    BenchCallCUSPARSE(cusparseSpMM(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, b->spmm_buffer[0]));
+    BenchCallCUSPARSE(cusparseSpMM(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, b->spmm_buffer[0]));
     break;
   case BENCH_SPMM_CUSPARSE_ALG2:
-    BenchCallCUSPARSE(cusparseSpMM(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG2, b->spmm_buffer[1]));
+    BenchCallCUSPARSE(cusparseSpMM(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG2, b->spmm_buffer[1]));
     break;
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BenchTime(Bench *b, const BenchKernel *k, PetscInt warmup, PetscInt reps, double *ms_median, double *ms_min)
+/* One kernel of this benchmark as a run of the common harness (BenchTime, BenchRunError) */
+typedef struct {
+  Bench             *b;
+  const BenchKernel *k;
+} BenchCall;
+
+static PetscErrorCode BenchRunCall(void *ctx)
 {
-  PetscReal *ms;
+  BenchCall *c = (BenchCall *)ctx;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(reps, &ms));
-  for (PetscInt w = 0; w < warmup; w++) PetscCall(BenchRun(b, k));
-  for (PetscInt r = 0; r < reps; r++) {
-    float elapsed;
+  PetscCall(BenchRun(c->b, c->k));
+  PetscFunctionReturn(0);
+}
 
-    BenchSpin<<<1, 1, 0, b->stream>>>(b->spin_ns);
-    GpuMatsCallCUDA(cudaGetLastError());
-    GpuMatsCallCUDA(cudaEventRecord(b->start, b->stream));
-    PetscCall(BenchRun(b, k));
-    GpuMatsCallCUDA(cudaEventRecord(b->stop, b->stream));
-    GpuMatsCallCUDA(cudaEventSynchronize(b->stop));
-    GpuMatsCallCUDA(cudaEventElapsedTime(&elapsed, b->start, b->stop));
-    ms[r] = elapsed;
-  }
-  PetscCall(PetscSortReal(reps, ms));
-  *ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-  *ms_min    = ms[0];
-  PetscCall(PetscFree(ms));
+static PetscErrorCode BenchTimeKernel(Bench *b, const BenchKernel *k, PetscInt warmup, PetscInt reps, double *ms_median, double *ms_min)
+{
+  BenchCall c = {b, k};
+
+  PetscFunctionBegin;
+  PetscCall(BenchTime(&b->timer, BenchRunCall, &c, warmup, reps, ms_median, ms_min));
   PetscFunctionReturn(0);
 }
 
@@ -367,22 +183,14 @@ static PetscErrorCode BenchTime(Bench *b, const BenchKernel *k, PetscInt warmup,
 static PetscErrorCode BenchError(Bench *b, const BenchKernel *k, const double *ref, const double *absref, double *host_y, double *err)
 {
   const PetscBool transpose = k->kind == BENCH_TRANSPOSE ? PETSC_TRUE : PETSC_FALSE;
-  const PetscInt  n         = transpose ? b->ncols : b->nrows;
-  double         *y         = transpose ? b->yt : b->y;
+  BenchCall       c         = {b, k};
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMemset(y, 0xff, (size_t)n * sizeof(double))); /* NaN wherever the kernel does not write */
-  PetscCall(BenchRun(b, k));
   if (k->kind == BENCH_PETSC_AIJCUSPARSE) {
 #if defined(PETSC_HAVE_CUDA)
-    const PetscScalar *py;
-
-    PetscCall(VecGetArrayRead(b->petsc_y, &py));
-    PetscCall(PetscArraycpy(host_y, py, n));
-    PetscCall(VecRestoreArrayRead(b->petsc_y, &py));
+    PetscCall(BenchPETScMultError(&b->petsc, ref, absref, host_y, err));
 #endif
-  } else PetscCall(GpuMatsCUDACopyToHost(host_y, y, (size_t)n * sizeof(double)));
-  *err = BenchMaxRelError(n, host_y, ref, absref);
+  } else PetscCall(BenchRunError(BenchRunCall, &c, transpose ? b->yt : b->y, transpose ? b->ncols : b->nrows, ref, absref, host_y, err));
   PetscFunctionReturn(0);
 }
 
@@ -404,10 +212,6 @@ static const char *BenchKernelName(const BenchKernel *k)
     return name;
   case BENCH_TRANSPOSE:
     return "cihybrid_transpose";
-  case BENCH_READ_BANDWIDTH:
-    return "read_bandwidth";
-  case BENCH_COPY_BANDWIDTH:
-    return "copy_bandwidth";
   case BENCH_SPMM_SPMVS:
     return "cihybrid_tuned_spmv_x_k";
   case BENCH_SPMM_CIHYBRID:
@@ -422,19 +226,24 @@ static const char *BenchKernelName(const BenchKernel *k)
   return "?";
 }
 
-static PetscErrorCode BenchPrintHeader(const char *title)
+/* One CSV line of the SpMV and bandwidth tables */
+static PetscErrorCode BenchCSVLine(Bench *b, const char *table, const char *kernel, const char *lanes_text, double ms_median, double ms_min, double gbs, double err)
 {
+  char err_text[32];
+
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s\n%-34s %5s %10s %10s %9s %7s %11s\n", title, "kernel", "lanes", "ms_median", "ms_min", "GB/s", "%read", "max_rel_err"));
+  if (!b->csv) PetscFunctionReturn(0);
+  BenchErrorText(err, err_text, sizeof(err_text));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%s,,\n", table, kernel, lanes_text, ms_median, ms_min, gbs, BenchPercentOfRead(gbs, b->read_gbs), err_text));
   PetscFunctionReturn(0);
 }
 
 /* Prints and records one line; GB/s from the median time. */
 static PetscErrorCode BenchReport(Bench *b, const char *table, const BenchKernel *k, double bytes, double ms_median, double ms_min, double err)
 {
-  PetscInt lanes = 0;
-  char     lanes_text[16] = "-", err_text[32] = "-";
-  double   gbs            = bytes / (ms_median * 1e-3) / 1e9;
+  PetscInt     lanes          = 0;
+  char         lanes_text[16] = "-";
+  const double gbs            = BenchGBs(bytes, ms_median);
 
   PetscFunctionBegin;
   if (k->kind == BENCH_TUNED) {
@@ -442,102 +251,11 @@ static PetscErrorCode BenchReport(Bench *b, const char *table, const BenchKernel
     if (!lanes) PetscCall(CIHybridDeviceTunedLanesPerRow(b->hyb, k->variant, &lanes));
     snprintf(lanes_text, sizeof(lanes_text), "%d", (int)lanes);
   } else if (k->kind == BENCH_PAPER || k->kind == BENCH_TRANSPOSE) snprintf(lanes_text, sizeof(lanes_text), "32");
-  if (err >= 0) snprintf(err_text, sizeof(err_text), "%.2e", err);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-34s %5s %10.4f %10.4f %9.1f %7.1f %11s%s\n", BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text,
-                        err > BENCH_TOLERANCE ? "  FAILED" : ""));
-  if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,%s,%s,,,,,,,,%.6f,%.6f,%.2f,%.2f,%s,,\n", table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, err_text));
+  PetscCall(BenchPrintRow(BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, BenchPercentOfRead(gbs, b->read_gbs), err));
+  PetscCall(BenchCSVLine(b, table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, err));
   if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
-
-/* ------------------------------------------------------------------------ */
-static PetscErrorCode BenchMeasureBandwidth(Bench *b, double gib, PetscInt reps)
-{
-  size_t      free_bytes, total_bytes;
-  double      read_ms, copy_ms, min_ms;
-  BenchKernel read = {BENCH_READ_BANDWIDTH, CIHYBRID_TUNED_DEFAULT, 0}, copy = {BENCH_COPY_BANDWIDTH, CIHYBRID_TUNED_DEFAULT, 0};
-
-  PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  b->bw_bytes = (size_t)(gib * 1073741824.0);
-  if (b->bw_bytes > free_bytes / 2) b->bw_bytes = free_bytes / 2;
-  b->bw_bytes -= b->bw_bytes % 4096;
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->bw_array, b->bw_bytes, "the bandwidth-test array"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->bw_result, sizeof(double), "the bandwidth-test sum"));
-  BenchFillArray<<<1024, 256, 0, b->stream>>>((double2 *)b->bw_array, b->bw_bytes / sizeof(double2));
-  GpuMatsCallCUDA(cudaGetLastError());
-  PetscCall(BenchTime(b, &read, 3, reps, &read_ms, &min_ms));
-  b->read_gbs = (double)b->bw_bytes / (read_ms * 1e-3) / 1e9;
-  PetscCall(BenchPrintHeader("Device bandwidth (GB/s over bytes read, or read + written)"));
-  PetscCall(BenchReport(b, "bandwidth", &read, (double)b->bw_bytes, read_ms, min_ms, -1));
-  PetscCall(BenchTime(b, &copy, 3, reps, &copy_ms, &min_ms));
-  PetscCall(BenchReport(b, "bandwidth", &copy, (double)b->bw_bytes, copy_ms, min_ms, -1));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "(array of %.2f GiB; %% column relative to the read bandwidth)\n", b->bw_bytes / 1073741824.0));
-  PetscCall(GpuMatsCUDAFree(b->bw_array));
-  PetscCall(GpuMatsCUDAFree(b->bw_result));
-  b->bw_array  = NULL;
-  b->bw_result = NULL;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode BenchSetUpCUSPARSE(Bench *b, const BenchCSR *A)
-{
-  const cusparseIndexType_t itype = sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  const double              one = 1.0, zero = 0.0;
-  const cusparseSpMVAlg_t   algs[2] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt), "the cuSPARSE row pointers"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->colidx, (size_t)b->nnz * sizeof(PetscInt), "the cuSPARSE column indices"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->vals, (size_t)b->nnz * sizeof(double), "the cuSPARSE values"));
-  PetscCall(GpuMatsCUDACopyToDevice(b->rowptr, A->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt)));
-  PetscCall(GpuMatsCUDACopyToDevice(b->colidx, A->colidx, (size_t)b->nnz * sizeof(PetscInt)));
-  PetscCall(GpuMatsCUDACopyToDevice(b->vals, A->vals, (size_t)b->nnz * sizeof(double)));
-  BenchCallCUSPARSE(cusparseCreate(&b->handle));
-  BenchCallCUSPARSE(cusparseSetStream(b->handle, b->stream));
-  BenchCallCUSPARSE(cusparseCreateCsr(&b->mat, A->nrows, A->ncols, b->nnz, b->rowptr, b->colidx, b->vals, itype, itype, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  BenchCallCUSPARSE(cusparseCreateDnVec(&b->vec_x, A->ncols, b->x, CUDA_R_64F));
-  BenchCallCUSPARSE(cusparseCreateDnVec(&b->vec_y, A->nrows, b->y, CUDA_R_64F));
-  for (int a = 0; a < 2; a++) {
-    size_t bytes;
-
-    BenchCallCUSPARSE(cusparseSpMV_bufferSize(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->vec_x, &zero, b->vec_y, CUDA_R_64F, algs[a], &bytes));
-    PetscCall(GpuMatsCUDAMalloc(&b->spmv_buffer[a], bytes, "the cuSPARSE SpMV buffer"));
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode BenchDestroyCUSPARSE(Bench *b)
-{
-  PetscFunctionBegin;
-  if (b->vec_x) BenchCallCUSPARSE(cusparseDestroyDnVec(b->vec_x));
-  if (b->vec_y) BenchCallCUSPARSE(cusparseDestroyDnVec(b->vec_y));
-  if (b->mat) BenchCallCUSPARSE(cusparseDestroySpMat(b->mat));
-  if (b->handle) BenchCallCUSPARSE(cusparseDestroy(b->handle));
-  for (int a = 0; a < 2; a++) PetscCall(GpuMatsCUDAFree(b->spmv_buffer[a]));
-  PetscCall(GpuMatsCUDAFree(b->rowptr));
-  PetscCall(GpuMatsCUDAFree(b->colidx));
-  PetscCall(GpuMatsCUDAFree(b->vals));
-  PetscFunctionReturn(0);
-}
-
-#if defined(PETSC_HAVE_CUDA)
-static PetscErrorCode BenchSetUpPETSc(Bench *b, const BenchCSR *A, const double *x)
-{
-  PetscScalar *px;
-
-  PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, &b->petsc_A));
-  PetscCall(MatSetSizes(b->petsc_A, A->nrows, A->ncols, A->nrows, A->ncols));
-  PetscCall(MatSetType(b->petsc_A, MATSEQAIJCUSPARSE));
-  PetscCall(MatSeqAIJSetPreallocationCSR(b->petsc_A, A->rowptr, A->colidx, A->vals));
-  PetscCall(MatCreateVecs(b->petsc_A, &b->petsc_x, &b->petsc_y));
-  PetscCall(VecGetArrayWrite(b->petsc_x, &px));
-  PetscCall(PetscArraycpy(px, x, A->ncols));
-  PetscCall(VecRestoreArrayWrite(b->petsc_x, &px));
-  PetscFunctionReturn(0);
-}
-#endif
 
 /* ------------------------------------------------------------------------ */
 /* Edge-case checks: every kernel, y0 absent / separate / aliasing y, the
@@ -644,9 +362,9 @@ static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscIn
   PetscCall(BenchCompareDeviceFill(dev, &fmt, "(build)"));
   PetscCall(PetscMalloc4(A->ncols + 2, &hxg, nmax, &hy0, A->nrows, &hxt, 3 * nmax, &work));
   hxg[0] = hxg[A->ncols + 1] = NAN; /* x = hxg + 1 is fenced by NaNs */
-  for (PetscInt j = 1; j <= A->ncols; j++) hxg[j] = BenchUniform(&state);
-  for (PetscInt j = 0; j < nmax; j++) hy0[j] = BenchUniform(&state);
-  for (PetscInt i = 0; i < A->nrows; i++) hxt[i] = BenchUniform(&state);
+  for (PetscInt j = 1; j <= A->ncols; j++) hxg[j] = MatGenUniform(&state);
+  for (PetscInt j = 0; j < nmax; j++) hy0[j] = MatGenUniform(&state);
+  for (PetscInt i = 0; i < A->nrows; i++) hxt[i] = MatGenUniform(&state);
   PetscCall(GpuMatsCUDAMalloc((void **)&dxg, (size_t)(A->ncols + 2) * sizeof(double), "check: x"));
   PetscCall(GpuMatsCUDAMalloc((void **)&dy0, (size_t)A->nrows * sizeof(double), "check: y0"));
   PetscCall(GpuMatsCUDAMalloc((void **)&dy, (size_t)A->nrows * sizeof(double), "check: y"));
@@ -738,8 +456,8 @@ static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit spli
     PetscCall(CIHybridDeviceBytes(b->hyb, &dev_bytes));
     PetscCall(BenchError(b, &paper, ref, absref, host_y, &err_paper));
     PetscCall(BenchError(b, &tuned, ref, absref, host_y, &err_tuned));
-    PetscCall(BenchTime(b, &paper, warmup, reps, &paper_ms, &paper_min));
-    PetscCall(BenchTime(b, &tuned, warmup, reps, &tuned_ms, &tuned_min));
+    PetscCall(BenchTimeKernel(b, &paper, warmup, reps, &paper_ms, &paper_min));
+    PetscCall(BenchTimeKernel(b, &tuned, warmup, reps, &tuned_ms, &tuned_min));
     err = PetscMax(err_paper, err_tuned);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%8" PetscInt_FMT " %6" PetscInt_FMT " %11" PetscInt64_FMT " %11" PetscInt64_FMT " %10" PetscInt64_FMT " %9.1f %9.1f %10.4f %10.4f %9.1f %10.4f %9.1f %11.2e%s\n", boundary, fmt.width, fmt.nnz_ell, fmt.nnz_csr, fmt.padding,
                           dev_bytes / 1e6, CIHybridBytesPerMult(&fmt) / 1e6, paper_ms, paper_min, bytes / (paper_ms * 1e6), tuned_ms, bytes / (tuned_ms * 1e6), err, err > BENCH_TOLERANCE ? "  FAILED" : ""));
@@ -761,13 +479,6 @@ static PetscErrorCode BenchSweep(Bench *b, const BenchCSR *A, CIHybridSplit spli
 /* ------------------------------------------------------------------------ */
 /* Block products C = A B for dense B of k columns: the CIHYBRID SpMM kernel
    against k tuned SpMVs (one per column) and cuSPARSE SpMM on the same CSR. */
-static void BenchFillBlock(PetscInt n, PetscInt k, double *B)
-{
-  unsigned long long state = 4242;
-
-  for (size_t i = 0; i < (size_t)n * (size_t)k; i++) B[i] = BenchUniform(&state);
-}
-
 static PetscBool BenchIsCUSPARSESpMM(BenchKind kind)
 {
   return kind == BENCH_SPMM_CUSPARSE_DEFAULT || kind == BENCH_SPMM_CUSPARSE_ALG2 ? PETSC_TRUE : PETSC_FALSE;
@@ -796,7 +507,7 @@ static PetscErrorCode BenchSpMMError(Bench *b, const BenchKernel *k, const doubl
 static PetscErrorCode BenchSpMMReport(Bench *b, const BenchKernel *k, double bytes, double ms_median, double ms_min, double spmvs_ms, double err)
 {
   char         lanes_text[16] = "-";
-  const double gbs = bytes / (ms_median * 1e-3) / 1e9, pct = b->read_gbs > 0 ? 100.0 * gbs / b->read_gbs : 100.0, speedup = spmvs_ms / ms_median;
+  const double gbs = BenchGBs(bytes, ms_median), pct = BenchPercentOfRead(gbs, b->read_gbs), speedup = spmvs_ms / ms_median;
 
   PetscFunctionBegin;
   if (k->kind == BENCH_SPMM_SPMVS) {
@@ -838,7 +549,7 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
                         (int)kmax, t1 - t0, BenchHostThreads(), "k", "kernel", "lanes", "ms_median", "ms_min", "GB/s", "%read", "x_spmvs", "max_rel_err"));
   for (PetscInt i = 0; i < nks; i++) {
     const PetscInt    k        = ks[i];
-    const double      bytes    = (double)b->nnz * 12.0 + (A->nrows + 1) * 4.0 + 8.0 * A->ncols * k + 8.0 * A->nrows * k;
+    const double      bytes    = BenchCSRTrafficBytes(A, k);
     const BenchKernel kernels[] = {
       {BENCH_SPMM_SPMVS,            CIHYBRID_TUNED_DEFAULT, lanes},
       {BENCH_SPMM_CIHYBRID,         CIHYBRID_TUNED_DEFAULT, 0    },
@@ -850,16 +561,16 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
     double           spmvs_ms = 0.0;
 
     b->spmm_k  = k;
-    b->spin_ns = BENCH_SPIN_NS + (unsigned long long)k * BENCH_SPIN_NS_K;
+    b->timer.spin_ns = BENCH_SPIN_NS + (unsigned long long)k * BENCH_SPIN_NS_K;
     BenchCallCUSPARSE(cusparseCreateDnMat(&b->mat_B, A->ncols, k, A->ncols, b->B, CUDA_R_64F, CUSPARSE_ORDER_COL));
     BenchCallCUSPARSE(cusparseCreateDnMat(&b->mat_C, A->nrows, k, A->nrows, b->C, CUDA_R_64F, CUSPARSE_ORDER_COL));
     for (int a = 0; a < 2; a++) { /* an algorithm cuSPARSE refuses for this layout is reported, not fatal */
       size_t bytes_a = 0;
 
-      why[a] = cusparseSpMM_bufferSize(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], &bytes_a);
+      why[a] = cusparseSpMM_bufferSize(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], &bytes_a);
       if (why[a] != CUSPARSE_STATUS_SUCCESS) continue;
       PetscCall(GpuMatsCUDAMalloc(&b->spmm_buffer[a], bytes_a, "the cuSPARSE SpMM buffer"));
-      why[a] = cusparseSpMM_preprocess(b->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], b->spmm_buffer[a]);
+      why[a] = cusparseSpMM_preprocess(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], b->spmm_buffer[a]);
     }
     for (size_t q = 0; q < sizeof(kernels) / sizeof(kernels[0]); q++) {
       double err = 0.0, ms_median = 0.0, ms_min = 0.0;
@@ -873,7 +584,7 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
         }
       }
       PetscCall(BenchSpMMError(b, &kernels[q], ref, absref, host_c, &err));
-      PetscCall(BenchTime(b, &kernels[q], warmup, reps, &ms_median, &ms_min));
+      PetscCall(BenchTimeKernel(b, &kernels[q], warmup, reps, &ms_median, &ms_min));
       if (kernels[q].kind == BENCH_SPMM_SPMVS) spmvs_ms = ms_median;
       PetscCall(BenchSpMMReport(b, &kernels[q], bytes, ms_median, ms_min, spmvs_ms, err));
     }
@@ -886,7 +597,7 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
       b->spmm_buffer[a] = NULL;
     }
   }
-  b->spin_ns = BENCH_SPIN_NS;
+  b->timer.spin_ns = BENCH_SPIN_NS;
   PetscCall(GpuMatsCUDAFree(b->B));
   PetscCall(GpuMatsCUDAFree(b->C));
   b->B = b->C = NULL;
@@ -946,9 +657,7 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   BenchCSR        A;
   CIHybridFormat  fmt;
   double         *hx, *ref, *absref, *host_y, *hxt, *reft, *absreft, *host_yt, bytes, t0, t1, t2, t3, host_build_s;
-  int             device;
-  cudaDeviceProp  prop;
-  void           *stream;
+  BenchBandwidth  bw;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&b, sizeof(b)));
@@ -977,30 +686,22 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   for (PetscInt i = 0; i < nspmm; i++) PetscCheck(spmm_ks[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-spmm_k: every k must be positive, not %" PetscInt_FMT, spmm_ks[i]);
   PetscCall(PetscOptionsHasHelp(NULL, &has_help));
   if (has_help) PetscFunctionReturn(0); /* PetscInitialize printed the help */
-  b.spin_ns = BENCH_SPIN_NS;
 
   if (!host_only) {
     PetscCall(GpuMatsCUDAInitialize(&avail, &why));
     PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "bench_cihybrid needs a CUDA device: %s", why);
-    PetscCall(GpuMatsCUDAGetStream(&stream));
-    b.stream = (cudaStream_t)stream;
-    GpuMatsCallCUDA(cudaEventCreate(&b.start));
-    GpuMatsCallCUDA(cudaEventCreate(&b.stop));
-    GpuMatsCallCUDA(cudaGetDevice(&device));
-    GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, device));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device %d: %s, %d SMs, %.1f GiB; PETSc %s CUDA\n", device, prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
-#if defined(PETSC_HAVE_CUDA)
-                          "with"
-#else
-                          "without"
-#endif
-                          ));
+    PetscCall(BenchTimerCreate(&b.timer));
+    PetscCall(BenchPrintDevice());
     if (csv_path[0]) {
       PetscCall(PetscFOpen(PETSC_COMM_SELF, csv_path, "w", &b.csv));
       PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "table,kernel,lanes,boundary,width,nnz_ell,nnz_csr,padding,device_bytes,model_bytes,ms_median,ms_min,gbs,pct_read,max_rel_err,k,speedup_vs_spmvs\n"));
     }
     if (check_shapes) PetscCall(BenchCheckShapes(&b));
-    PetscCall(BenchMeasureBandwidth(&b, bw_gib, 20));
+    PetscCall(BenchMeasureBandwidth(&b.timer, bw_gib, 20, &bw));
+    b.read_gbs = bw.read_gbs;
+    PetscCall(BenchPrintBandwidth(&bw));
+    PetscCall(BenchCSVLine(&b, "bandwidth", "read_bandwidth", "-", bw.read_ms, bw.read_min, bw.read_gbs, -1));
+    PetscCall(BenchCSVLine(&b, "bandwidth", "copy_bandwidth", "-", bw.copy_ms, bw.copy_min, BenchGBs((double)bw.bytes, bw.copy_ms), -1));
   }
 
   /* the matrix (FCI rows or synthetic), its CIHYBRID form and the host reference */
@@ -1025,7 +726,7 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   BenchFillX(A.nrows, hxt);
   BenchCSRMult(&A, hx, NULL, ref, absref);
   BenchCSRMultTranspose(&A, hxt, NULL, reft, absreft);
-  bytes = (double)b.nnz * 12.0 + (A.nrows + 1) * 4.0 + 8.0 * A.ncols + 8.0 * A.nrows;
+  bytes = BenchCSRTrafficBytes(&A, 1);
   if (fci.used)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMatrix: %s\n        n %" PetscInt_FMT ", nnz %" PetscInt_FMT " (%.1f a row, longest %" PetscInt64_FMT "), built in %.1f s (integrals, space, tables %.1f s; rows %.1f s on %d threads)\n", fci.description, A.nrows, b.nnz, (double)b.nnz / A.nrows,
                           fmt.max_row_len, t1 - t0, fci.setup_seconds, fci.rows_seconds, fci.threads));
@@ -1063,9 +764,9 @@ static PetscErrorCode BenchMain(PetscBool *failed)
     PetscCall(PetscTime(&t1));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device format from the CSR arrays (upload of %.0f MB and fill): %.3f s; host build (CIHybridBuildFromCSR) above: %.3f s\n", (double)fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0, host_build_s));
   }
-  PetscCall(BenchSetUpCUSPARSE(&b, &A));
+  PetscCall(BenchCUSPARSECreate(&A, b.timer.stream, b.x, b.y, &b.cusparse));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(BenchSetUpPETSc(&b, &A, hx));
+  PetscCall(BenchPETScCreate(&A, hx, &b.petsc));
 #endif
 
   {
@@ -1079,12 +780,12 @@ static PetscErrorCode BenchMain(PetscBool *failed)
 #endif
     kernels[nk++] = {BENCH_PAPER, CIHYBRID_TUNED_DEFAULT, 0};
     for (int v = 0; v < CIHYBRID_TUNED_NUM_VARIANTS; v++) kernels[nk++] = {BENCH_TUNED, (CIHybridTunedVariant)v, lanes};
-    PetscCall(BenchPrintHeader("SpMV y = A x (* marks the variant CIHYBRID_KERNEL_TUNED runs)"));
+    PetscCall(BenchPrintHeader("SpMV y = A x (* marks the variant CIHYBRID_KERNEL_TUNED runs)", "lanes"));
     for (int k = 0; k < nk; k++) {
       double err, ms_median, ms_min;
 
       PetscCall(BenchError(&b, &kernels[k], ref, absref, host_y, &err));
-      PetscCall(BenchTime(&b, &kernels[k], warmup, reps, &ms_median, &ms_min));
+      PetscCall(BenchTimeKernel(&b, &kernels[k], warmup, reps, &ms_median, &ms_min));
       PetscCall(BenchReport(&b, "spmv", &kernels[k], bytes, ms_median, ms_min, err));
     }
   }
@@ -1092,9 +793,9 @@ static PetscErrorCode BenchMain(PetscBool *failed)
     const BenchKernel transpose = {BENCH_TRANSPOSE, CIHYBRID_TUNED_DEFAULT, 0};
     double            err, ms_median, ms_min;
 
-    PetscCall(BenchPrintHeader("SpMV y = A^T x (atomics; same traffic count)"));
+    PetscCall(BenchPrintHeader("SpMV y = A^T x (atomics; same traffic count)", "lanes"));
     PetscCall(BenchError(&b, &transpose, reft, absreft, host_yt, &err));
-    PetscCall(BenchTime(&b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
+    PetscCall(BenchTimeKernel(&b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
     PetscCall(BenchReport(&b, "transpose", &transpose, bytes, ms_median, ms_min, err));
   }
   if (nspmm) PetscCall(BenchSpMM(&b, &A, nspmm, spmm_ks, lanes, warmup, reps));
@@ -1102,18 +803,15 @@ static PetscErrorCode BenchMain(PetscBool *failed)
 
   /* release */
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatDestroy(&b.petsc_A));
-  PetscCall(VecDestroy(&b.petsc_x));
-  PetscCall(VecDestroy(&b.petsc_y));
+  PetscCall(BenchPETScDestroy(&b.petsc));
 #endif
-  PetscCall(BenchDestroyCUSPARSE(&b));
+  PetscCall(BenchCUSPARSEDestroy(&b.cusparse));
   PetscCall(CIHybridDeviceDestroy(&b.hyb));
   PetscCall(GpuMatsCUDAFree(b.x));
   PetscCall(GpuMatsCUDAFree(b.y));
   PetscCall(GpuMatsCUDAFree(b.xt));
   PetscCall(GpuMatsCUDAFree(b.yt));
-  GpuMatsCallCUDA(cudaEventDestroy(b.start));
-  GpuMatsCallCUDA(cudaEventDestroy(b.stop));
+  PetscCall(BenchTimerDestroy(&b.timer));
   PetscCall(PetscFree4(hx, ref, absref, host_y));
   PetscCall(PetscFree4(hxt, reft, absreft, host_yt));
   CIHybridFormatFree(&fmt);
