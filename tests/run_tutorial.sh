@@ -2,7 +2,7 @@
 # Runs a PETSc/SLEPc program twice, once on MATAIJ and once on a gpumats
 # type, and compares what the two print.
 #
-#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] PROGRAM LIBRARY [ARGS...]
+#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]
 #
 #   -n RANKS        run under mpiexec with RANKS processes (default 1: no mpiexec)
 #   -mpiexec PATH   the MPI launcher (default: $MPIEXEC, else mpiexec on PATH)
@@ -10,6 +10,12 @@
 #   -typeopts OPTS  options for the TYPE run only, one argument split on blanks
 #                   (e.g. "-mat_cihybrid_boundary 2"; given to the aij run too,
 #                   a debug PETSc would warn there only that it was not used)
+#   -eigenvalues N  compare only the first column of the first N rows of the
+#                   eigenvalue table (SLEPc's "k  ||Ax-kx||/||kx||" after its
+#                   dashes): with a CUDA SLEPc the GPU type's basis vectors live
+#                   on the device, whose rounding can change the iteration count,
+#                   the residuals and how many pairs converge beyond those asked
+#                   for (seen on the H200 with eps ex1), not the eigenvalues
 #   PROGRAM         the program; exit 77 (meson's "skipped") when it is absent
 #   LIBRARY         the plugin given to -dll_append, or 'none' to load nothing
 #                   (to try the script on PETSc's own types, e.g. -type aijsell)
@@ -35,7 +41,7 @@
 set -u
 
 usage() {
-  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] PROGRAM LIBRARY [ARGS...]" >&2
+  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]" >&2
   exit 2
 }
 
@@ -43,12 +49,14 @@ ranks=1
 launcher=${MPIEXEC:-mpiexec}
 type=cihybrid
 typeopts=
+eigenvalues=0
 while [ $# -gt 0 ]; do
   case $1 in
     -n) [ $# -ge 2 ] || usage; ranks=$2; shift 2 ;;
     -mpiexec) [ $# -ge 2 ] || usage; launcher=$2; shift 2 ;;
     -type) [ $# -ge 2 ] || usage; type=$2; shift 2 ;;
     -typeopts) [ $# -ge 2 ] || usage; typeopts=$2; shift 2 ;;
+    -eigenvalues) [ $# -ge 2 ] || usage; eigenvalues=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
   esac
@@ -120,7 +128,10 @@ normalise() {
     section >= 0 && indent > section { next }             # inside a dropped section
     { section = -1 }
     index(tolower($0), tolower(name)) { section = indent; next } # a section that names the type
-    { print }'
+    { print }' | awk -v n="$eigenvalues" '
+    n == 0 { print; next }
+    /^ *-+ +-+ *$/ { rows = n; next }   # the dashes under the table header
+    rows > 0 { print $1; rows-- }'
 }
 normalise "$work/aij.out" >"$work/aij.cmp"
 normalise "$work/$type.out" >"$work/$type.cmp"
