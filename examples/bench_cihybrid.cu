@@ -33,8 +33,7 @@ extern "C" {
 #include "matgen.h"
 }
 
-#define BENCH_SPIN_NS_K 20000ULL /* and this much more per column of a block product (k launches) */
-#define BENCH_MAX_SPMM  16       /* most -spmm_k values */
+#define BENCH_MAX_SPMM 16 /* most -spmm_k values */
 
 #define BenchCheckBuild(st) PetscCheck((st) == CIHYBRID_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridBuildFromCSR failed: %s", CIHybridStatusString(st))
 
