@@ -180,8 +180,6 @@ static const char *BenchPCSRKernelName(PCSRKernel k)
 static PCSRKernel BenchAutoKernel(PCSRChoice choice)
 {
   switch (choice) {
-  case PCSR_CHOICE_FUSED:
-    return PCSR_KERNEL_FUSED;
   case PCSR_CHOICE_VECTOR:
     return PCSR_KERNEL_VECTOR;
   case PCSR_CHOICE_ADAPTIVE:

@@ -325,9 +325,9 @@ static PetscErrorCode DuplicateConvertInfoChecks(TestCtx *t)
   stats.nrows = 1000;
   stats.ncols = 1000;
   stats.nnz = 5000, stats.mean_row_len = 5, stats.max_row_len = 5, stats.stddev_row_len = 0, stats.empty_rows = 0;
-  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_FUSED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 5 per row should be fused");
-  stats.nnz = 81000, stats.mean_row_len = 81, stats.max_row_len = 81;
-  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_VECTOR, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 81 per row should be vector");
+  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 5 per row should be adaptive");
+  stats.nnz = 650000, stats.mean_row_len = 650, stats.max_row_len = 900;
+  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_VECTOR, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 650 per row of similar lengths should be vector");
   stats.nnz = 8000, stats.mean_row_len = 8, stats.max_row_len = 3000;
   PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: one row of 3000 among rows of 8 should be adaptive");
   stats.nnz = (PetscInt64)1 << 31;

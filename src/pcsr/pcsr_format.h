@@ -12,7 +12,6 @@ typedef struct {
 
 /* The kernels auto can choose from, as numbered in the public MatPCSRKernel */
 typedef enum {
-  PCSR_CHOICE_FUSED    = 2,
   PCSR_CHOICE_VECTOR   = 3,
   PCSR_CHOICE_ADAPTIVE = 4
 } PCSRChoice;
