@@ -919,13 +919,7 @@ static PetscErrorCode RunTests(void)
 
   PetscFunctionBeginUser;
   PetscCall(GpuMatsInitializePackage());
-  PetscCall(PetscMemzero(&t, sizeof(t)));
-  t.comm    = PETSC_COMM_WORLD;
-  t.tol     = 1e-12;
-  t.maxsize = 90;
-  PetscCallMPI(MPI_Comm_size(t.comm, &t.size));
-  PetscCallMPI(MPI_Comm_rank(t.comm, &t.rank));
-  PetscCall(PetscSNPrintf(t.binfile, sizeof(t.binfile), "test_cihybrid_ops_np%d.bin", t.size));
+  PetscCall(TestCtxInit(&t, "test_cihybrid_ops", 90));
   PetscOptionsBegin(t.comm, NULL, "test_cihybrid_ops options", NULL);
   PetscCall(PetscOptionsInt("-seed", "seed of the random matrices", NULL, seed, &seed, NULL));
   PetscCall(PetscOptionsInt("-ncases", "random cases after the fixed sweep", NULL, nrandom, &nrandom, NULL));
@@ -935,15 +929,7 @@ static PetscErrorCode RunTests(void)
   PetscCall(PetscOptionsBool("-verbose", "one line per case", NULL, t.verbose, &t.verbose, NULL));
   PetscOptionsEnd();
 
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &t.rnd));
-  PetscCall(PetscRandomSetType(t.rnd, PETSCRANDER48));
-  PetscCall(PetscRandomSetSeed(t.rnd, (unsigned long)seed));
-  PetscCall(PetscRandomSeed(t.rnd));
-  PetscCall(PetscRandomCreate(t.comm, &t.vrnd));
-  PetscCall(PetscRandomSetType(t.vrnd, PETSCRANDER48));
-  PetscCall(PetscRandomSetInterval(t.vrnd, -1.0, 1.0));
-  PetscCall(PetscRandomSetSeed(t.vrnd, (unsigned long)seed + 1 + (unsigned long)t.rank));
-  PetscCall(PetscRandomSeed(t.vrnd));
+  PetscCall(TestCtxSeed(&t, seed));
 
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 0, 0, 0, NULL, &t.plain));
   types[0] = MATCIHYBRID; /* the root name: seqaijcihybrid on one rank, mpiaijcihybrid on more */
@@ -954,9 +940,7 @@ static PetscErrorCode RunTests(void)
     PetscCall(PetscPrintf(t.comm, "test_cihybrid_ops: %s (as %s) on %d rank(s): %" PetscInt_FMT " random matrices and %" PetscInt_FMT " property checks passed\n", types[k], t.size > 1 || k > 0 ? MATMPIAIJCIHYBRID : MATSEQAIJCIHYBRID, t.size, ncases, nchecks));
   }
   PetscCall(PetscPrintf(t.comm, "test_cihybrid_ops: all passed, %" PetscInt_FMT " products compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.ncompared, (double)t.maxerr, (double)t.tol));
-  PetscCall(PetscRandomDestroy(&t.rnd));
-  PetscCall(PetscRandomDestroy(&t.vrnd));
-  PetscCall(MatDestroy(&t.plain));
+  PetscCall(TestCtxDestroy(&t));
   PetscFunctionReturn(0);
 }
 

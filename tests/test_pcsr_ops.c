@@ -1,4 +1,5 @@
 static const char help[] = "Checks MATSEQAIJPCSR / MATMPIAIJPCSR against MATAIJ on the same matrices.\n\
+  -seed <2016>   seed of the random matrices\n\
   -nrandom <3>   random matrices per shape, kernel and transpose mode\n\
   -maxsize <60>  largest random dimension\n\
   -tol <1e-12>   relative error allowed\n\
@@ -548,29 +549,20 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
 int main(int argc, char **argv)
 {
   TestCtx  t;
-  PetscInt nrandom = 3, ncases = 0, nops = 0;
+  PetscInt nrandom = 3, ncases = 0, nops = 0, seed = 2016;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(GpuMatsInitializePackage());
-  PetscCall(PetscMemzero(&t, sizeof(t)));
-  t.comm    = PETSC_COMM_WORLD;
-  t.tol     = 1e-12;
-  t.maxsize = 60;
-  PetscCallMPI(MPI_Comm_size(t.comm, &t.size));
-  PetscCallMPI(MPI_Comm_rank(t.comm, &t.rank));
-  PetscCall(PetscSNPrintf(t.binfile, sizeof(t.binfile), "test_pcsr_ops_np%d.bin", t.size));
+  PetscCall(TestCtxInit(&t, "test_pcsr_ops", 60));
   PetscOptionsBegin(t.comm, NULL, "test_pcsr_ops options", NULL);
+  PetscCall(PetscOptionsInt("-seed", "seed of the random matrices", NULL, seed, &seed, NULL));
   PetscCall(PetscOptionsInt("-nrandom", "random matrices per shape and kernel", NULL, nrandom, &nrandom, NULL));
   PetscCall(PetscOptionsInt("-maxsize", "largest random dimension", NULL, t.maxsize, &t.maxsize, NULL));
   PetscCall(PetscOptionsReal("-tol", "relative error allowed", NULL, t.tol, &t.tol, NULL));
   PetscCall(PetscOptionsString("-binary_file", "scratch file for MatView/MatLoad", NULL, t.binfile, t.binfile, sizeof(t.binfile), NULL));
   PetscOptionsEnd();
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &t.rnd)); /* same seed on every rank: all know the whole matrix */
-  PetscCall(PetscRandomSetSeed(t.rnd, 2016));
-  PetscCall(PetscRandomSeed(t.rnd));
-  PetscCall(PetscRandomCreate(t.comm, &t.vrnd));
-  PetscCall(PetscRandomSetFromOptions(t.vrnd));
+  PetscCall(TestCtxSeed(&t, seed));
 
   PetscCall(ShapeSweep(&t, nrandom, &ncases));
   PetscCall(LongRowChecks(&t));
@@ -580,8 +572,7 @@ int main(int argc, char **argv)
   PetscCall(PartitionChecks(&t));
   PetscCall(BadInputChecks(&t));
   PetscCall(PetscPrintf(t.comm, "test_pcsr_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " mutating operations, %" PetscInt_FMT " products compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, nops, t.ncompared, (double)t.maxerr, (double)t.tol));
-  PetscCall(PetscRandomDestroy(&t.rnd));
-  PetscCall(PetscRandomDestroy(&t.vrnd));
+  PetscCall(TestCtxDestroy(&t));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -426,3 +426,43 @@ PetscErrorCode GlobalCSRAssemble(Mat A, const GlobalCSR *csr)
   PetscCall(PetscFree2(dnnz, onnz));
   PetscFunctionReturn(0);
 }
+
+/* The context of a test program 'name' on PETSC_COMM_WORLD: tolerance 1e-12, the
+   scratch file name_np<size>.bin; TestCtxSeed draws the random streams afterwards
+   (matrices: the same on every rank; vectors: one stream per rank). */
+PetscErrorCode TestCtxInit(TestCtx *t, const char *name, PetscInt maxsize)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(t, sizeof(*t)));
+  t->comm    = PETSC_COMM_WORLD;
+  t->tol     = 1e-12;
+  t->maxsize = maxsize;
+  PetscCallMPI(MPI_Comm_size(t->comm, &t->size));
+  PetscCallMPI(MPI_Comm_rank(t->comm, &t->rank));
+  PetscCall(PetscSNPrintf(t->binfile, sizeof(t->binfile), "%s_np%d.bin", name, t->size));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestCtxSeed(TestCtx *t, PetscInt seed)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &t->rnd));
+  PetscCall(PetscRandomSetType(t->rnd, PETSCRANDER48));
+  PetscCall(PetscRandomSetSeed(t->rnd, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(t->rnd));
+  PetscCall(PetscRandomCreate(t->comm, &t->vrnd));
+  PetscCall(PetscRandomSetType(t->vrnd, PETSCRANDER48));
+  PetscCall(PetscRandomSetInterval(t->vrnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(t->vrnd, (unsigned long)seed + 1 + (unsigned long)t->rank));
+  PetscCall(PetscRandomSeed(t->vrnd));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestCtxDestroy(TestCtx *t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscRandomDestroy(&t->rnd));
+  PetscCall(PetscRandomDestroy(&t->vrnd));
+  PetscCall(MatDestroy(&t->plain));
+  PetscFunctionReturn(0);
+}

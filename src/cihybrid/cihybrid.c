@@ -90,11 +90,7 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
   PetscCall(GpuMatsShadowUninstall(B, MATSEQAIJCIHYBRID));
   PetscCall(CIHybridContextDestroy(B));
-  PetscCall(MatSetVecType(B, VECSTANDARD));
-#if defined(PETSC_HAVE_DEVICE)
-  B->boundtocpu = PETSC_TRUE;
-#endif
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  PetscCall(GpuMatsBecomeAIJ(B, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,10 +171,6 @@ PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat B)
 PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscCheck(m >= 0 && n >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateSeqAIJCIHybrid: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQAIJCIHYBRID));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(GpuMatsCreateSeqAIJShadow(comm, MATSEQAIJCIHYBRID, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

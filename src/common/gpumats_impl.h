@@ -65,6 +65,8 @@ PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsShadowOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowSetBackend(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_INTERN PetscErrorCode GpuMatsBecomeAIJ(Mat, MatType);
 PETSC_INTERN PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogDouble);
 /* C = A B (+ C when add) for a shadow A and sequential dense B, C (host or CUDA, any
    leading dimensions), on the backend of A's multiplies. */

@@ -150,11 +150,7 @@ static PetscErrorCode MatConvert_MPIAIJShadow_MPIAIJ(Mat A, MatType type, MatReu
   PetscCall(MPIShadowComposeAll(B, MPIShadowOf(B)->cls, PETSC_FALSE));
   *B->ops = MPIShadowOf(B)->parent;
   PetscCall(MPIShadowContextDestroy(B));
-  PetscCall(MatSetVecType(B, VECSTANDARD));
-#if defined(PETSC_HAVE_DEVICE)
-  B->boundtocpu = PETSC_TRUE;
-#endif
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+  PetscCall(GpuMatsBecomeAIJ(B, MATMPIAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -193,3 +193,28 @@ PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
   *B->ops = s->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* A shadow type's MatCreateSeqAIJ<X>(): sizes, type, preallocation. */
+PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm comm, MatType type, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCheck(m >= 0 && n >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Creating a %s matrix: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, type, m, n);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What a shadow type leaves when it converts back to plain AIJ ('aijtype', seq or MPI):
+   host vectors, bound to the CPU as MatCreate leaves an AIJ matrix, the AIJ name. */
+PetscErrorCode GpuMatsBecomeAIJ(Mat B, MatType aijtype)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetVecType(B, VECSTANDARD));
+#if defined(PETSC_HAVE_DEVICE)
+  B->boundtocpu = PETSC_TRUE;
+#endif
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, aijtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

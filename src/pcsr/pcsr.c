@@ -67,11 +67,7 @@ static PetscErrorCode MatConvert_SeqAIJPCSR_SeqAIJ(Mat A, MatType type, MatReuse
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRUninstall(B));
-  PetscCall(MatSetVecType(B, VECSTANDARD));
-#if defined(PETSC_HAVE_DEVICE)
-  B->boundtocpu = PETSC_TRUE;
-#endif
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  PetscCall(GpuMatsBecomeAIJ(B, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -143,10 +139,6 @@ PetscErrorCode MatCreate_SeqAIJPCSR(Mat B)
 PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscCheck(m >= 0 && n >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateSeqAIJPCSR: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQAIJPCSR));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(GpuMatsCreateSeqAIJShadow(comm, MATSEQAIJPCSR, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
