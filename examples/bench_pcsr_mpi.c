@@ -5,6 +5,7 @@ the standard deviation across processes, and the parallel efficiency T1 / (P T_P
 time of the whole matrix as seqaijpcsr on the GPU of process 0 alone.\n\
   -matrix <stencil7> -size <0>   the matrix (examples/matgen.h; 0: its default size)\n\
   -reps <100> -trials <7>        SpMVs per timed trial, and trials (the median is reported)\n\
+  -label <name>                  the matrix's name in the output (default: -matrix)\n\
   -csv <path>                    append a line per (partition, communication) to this file\n\
   -mat_pcsr_kernel <auto|...>    as for any pcsr matrix\n";
 
@@ -137,7 +138,7 @@ static PetscErrorCode BenchMatsSetUp(BenchMats *m)
 
 int main(int argc, char **argv)
 {
-  char         matrix[64] = "stencil7", csvpath[PETSC_MAX_PATH_LEN] = "";
+  char         matrix[64] = "stencil7", label[64] = "", csvpath[PETSC_MAX_PATH_LEN] = "";
   PetscInt     size_param = 0, reps = 100, trials = 7, n, ncols, *rowptr, *colidx;
   PetscScalar *vals;
   MatGenInfo   info;
@@ -155,16 +156,18 @@ int main(int argc, char **argv)
   PetscOptionsBegin(comm, NULL, "bench_pcsr_mpi options", NULL);
   PetscCall(PetscOptionsString("-matrix", "matrix name (examples/matgen.h)", NULL, matrix, matrix, sizeof(matrix), NULL));
   PetscCall(PetscOptionsInt("-size", "its size parameter (0: default)", NULL, size_param, &size_param, NULL));
+  PetscCall(PetscOptionsString("-label", "the matrix's name in the output", NULL, label, label, sizeof(label), NULL));
   PetscCall(PetscOptionsInt("-reps", "SpMVs per trial", NULL, reps, &reps, NULL));
   PetscCall(PetscOptionsInt("-trials", "trials", NULL, trials, &trials, NULL));
   PetscCall(PetscOptionsString("-csv", "append results to this CSV file", NULL, csvpath, csvpath, sizeof(csvpath), NULL));
   PetscOptionsEnd();
+  if (!label[0]) PetscCall(PetscStrncpy(label, matrix, sizeof(label)));
   PetscCheck(reps > 0 && trials > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -trials must be positive");
 
   /* every process builds the whole matrix (deterministic) and keeps its rows */
   PetscCall(MatGenCreate(matrix, size_param, 2016, &info, &n, &ncols, &rowptr, &colidx, &vals));
   PetscCheck(n == ncols, comm, PETSC_ERR_SUP, "bench_pcsr_mpi needs a square matrix; %s is %" PetscInt_FMT " x %" PetscInt_FMT, matrix, n, ncols);
-  PetscCall(PetscPrintf(comm, "%s: %s (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) on %d processes, %.1f s to generate\n", matrix, info.description, n, rowptr[n], size, info.seconds));
+  PetscCall(PetscPrintf(comm, "%s: %s (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) on %d processes, %.1f s to generate\n", label, info.description, n, rowptr[n], size, info.seconds));
 
   /* T1: the whole matrix on process 0's GPU */
   if (rank == 0) {
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
         sd   = PetscSqrtReal(PetscMax(0.0, sum2 / size - mean * mean));
         eff  = t1 / (size * tp);
         PetscCall(PetscPrintf(comm, "  %-14s %s communication: T_P %.4f ms (processes: mean %.4f, standard deviation %.4f), efficiency %.1f%%, nonzeros per process %" PetscInt64_FMT "..%" PetscInt64_FMT "\n", names[p], c ? "with   " : "without", tp, mean, sd, 100 * eff, nmin, nmax));
-        if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%d,%s,%s,%.5f,%.5f,%.5f,%.5f,%.4f,%" PetscInt64_FMT ",%" PetscInt64_FMT "\n", matrix, n, rowptr[n], size, p ? "nnz" : "rows", c ? "yes" : "no", t1, tp, mean, sd, eff, nmin, nmax);
+        if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%d,%s,%s,%.5f,%.5f,%.5f,%.5f,%.4f,%" PetscInt64_FMT ",%" PetscInt64_FMT "\n", label, n, rowptr[n], size, p ? "nnz" : "rows", c ? "yes" : "no", t1, tp, mean, sd, eff, nmin, nmax);
       }
       PetscCall(BenchMatsDestroy(parts[p]));
     }

@@ -27,6 +27,20 @@ typedef struct {
   const double  *val; /* nnz */
 } PCSRDeviceCSR;
 
+/* Row blocks of PCSR_KERNEL_ADAPTIVE for a CSR matrix, made on the host from its row
+   pointers.  Block b covers rows [row[b], row[b + 1]) when chunk[b] < 0 (several rows
+   whose nonzeros fit one shared-memory window); when chunk[b] >= 0 it is chunk number
+   chunk[b] of the single row row[b] (a long row is cut into chunks of
+   PCSR_ADAPTIVE_LONG_CHUNK nonzeros, one thread block each).  The partial sums and
+   arrival counters of the chunked rows are indexed by block number. */
+typedef struct {
+  int32_t  nblocks;
+  int32_t *row;     /* nblocks + 1 */
+  int32_t *chunk;   /* nblocks */
+  double  *partial; /* nblocks, only when some row has several chunks */
+  int32_t *arrived; /* nblocks, zero between products; same condition */
+} PCSRRowBlocks;
+
 struct _n_PCSRDevice {
   int32_t  nrows, ncols, nnz;
   int32_t  max_row_len; /* the longest row, from the host row pointers */
@@ -37,25 +51,15 @@ struct _n_PCSRDevice {
   /* PCSR_KERNEL_PAPER: the middle array v[k] = val[k] x[col[k]], allocated on first use */
   double *v;
 
-  /* PCSR_KERNEL_ADAPTIVE and the atomic transposed product: row blocks, made at creation
-     from the host row pointers.
-     Block b covers rows [block_row[b], block_row[b + 1]) when block_chunk[b] < 0 (several
-     rows whose nonzeros fit one shared-memory window); when block_chunk[b] >= 0 it is
-     chunk number block_chunk[b] of the single row block_row[b] (a long row is cut into
-     chunks of PCSR_ADAPTIVE_LONG_CHUNK nonzeros, one thread block each).  The partial
-     sums and arrival counters of the chunked rows are indexed by block number. */
-  int32_t  nblocks;
-  int32_t *block_row;     /* nblocks + 1 */
-  int32_t *block_chunk;   /* nblocks */
-  double  *chunk_partial; /* nblocks, only when some row has several chunks */
-  int32_t *chunk_arrived; /* nblocks, zero between products; same condition */
+  PCSRRowBlocks blocks; /* PCSR_KERNEL_ADAPTIVE and the atomic transposed product: made at creation */
 
   /* PCSR_TRANSPOSE_COPY: A^T in CSR (ncols rows), built on first use; t_stale after
      PCSRDeviceCopyValues until the next transposed product refreshes it. */
   int32_t  *t_ptr; /* ncols + 1 */
   int32_t  *t_col; /* nnz */
   double   *t_val; /* nnz */
-  PetscBool t_built, t_stale;
+  PCSRRowBlocks t_blocks; /* of the transposed copy, which the adaptive kernel multiplies */
+  PetscBool     t_built, t_stale;
   void     *cusparse; /* cusparseHandle_t, created with the transposed copy */
 
   size_t bytes; /* device memory held by every array above */
@@ -64,9 +68,17 @@ struct _n_PCSRDevice {
 /* The matrix, or its transposed copy, as the kernels read it. */
 PetscErrorCode PCSRDeviceGetCSR(PCSRDevice dev, PetscBool transposed, PCSRDeviceCSR *A);
 
-/* y = A x (+ y0) with a group of lanes per row (PCSR_KERNEL_VECTOR) on any CSR: the
-   transposed product runs it on the transposed copy. */
+/* y = A x (+ y0) with a group of lanes per row (PCSR_KERNEL_VECTOR). */
 PetscErrorCode PCSRDeviceCSRMultVector(const PCSRDeviceCSR *A, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* Row blocks of the CSR matrix whose host row pointers (rebased to 0) are hptr, on the
+   device and counted in dev->bytes; and their release. */
+PetscErrorCode PCSRRowBlocksCreate(PCSRDevice dev, int32_t nrows, const int32_t *hptr, PCSRRowBlocks *rb);
+PetscErrorCode PCSRRowBlocksDestroy(PCSRDevice dev, PCSRRowBlocks *rb);
+
+/* y = A x (+ y0) with the adaptive kernel on any CSR and its row blocks: the transposed
+   product runs it on the transposed copy. */
+PetscErrorCode PCSRDeviceCSRMultAdaptive(const PCSRDeviceCSR *A, const PCSRRowBlocks *rb, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
 /* Frees the transposed copy and its cuSPARSE handle (pcsr_transpose.cu). */
 PetscErrorCode PCSRDeviceTransposeDestroy(PCSRDevice dev);

@@ -183,35 +183,48 @@ static PetscInt64 PCSRAdaptiveRowBlocks(int32_t nrows, const int32_t *ptr, int32
   return nb;
 }
 
-static PetscErrorCode PCSRDeviceBuildRowBlocks(PCSRDevice d, const int32_t *hptr)
+PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *hptr, PCSRRowBlocks *rb)
 {
   PetscBool  chunked;
-  PetscInt64 nb = PCSRAdaptiveRowBlocks(d->nrows, hptr, NULL, NULL, &chunked);
+  PetscInt64 nb = PCSRAdaptiveRowBlocks(nrows, hptr, NULL, NULL, &chunked);
   int32_t   *hrow = NULL, *hchunk = NULL;
   char       what[128];
 
   PetscFunctionBegin;
-  PetscCheck(nb < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR adaptive kernel: %lld row blocks for %d rows and %d nonzeros, more than 2^31-1: use more MPI processes", (long long)nb, (int)d->nrows, (int)d->nnz);
-  d->nblocks = (int32_t)nb;
+  PetscCheck(nb < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR adaptive kernel: %lld row blocks for %d rows, more than 2^31-1: use more MPI processes", (long long)nb, (int)nrows);
+  rb->nblocks = (int32_t)nb;
   PetscCall(PetscMalloc2(nb + 1, &hrow, PetscMax(nb, 1), &hchunk));
-  (void)PCSRAdaptiveRowBlocks(d->nrows, hptr, hrow, hchunk, &chunked);
+  (void)PCSRAdaptiveRowBlocks(nrows, hptr, hrow, hchunk, &chunked);
   {
     PetscErrorCode ierr;
 
     snprintf(what, sizeof(what), "PCSR adaptive row blocks (%lld blocks)", (long long)nb);
-    ierr = PCSRDeviceAllocate(d, (void **)&d->block_row, (size_t)(nb + 1) * sizeof(int32_t), what);
-    if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&d->block_chunk, (size_t)nb * sizeof(int32_t), what);
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->block_row, hrow, (size_t)(nb + 1) * sizeof(int32_t));
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->block_chunk, hchunk, (size_t)nb * sizeof(int32_t));
+    ierr = PCSRDeviceAllocate(d, (void **)&rb->row, (size_t)(nb + 1) * sizeof(int32_t), what);
+    if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&rb->chunk, (size_t)nb * sizeof(int32_t), what);
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(rb->row, hrow, (size_t)(nb + 1) * sizeof(int32_t));
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(rb->chunk, hchunk, (size_t)nb * sizeof(int32_t));
     if (!ierr && chunked) {
       snprintf(what, sizeof(what), "PCSR adaptive long-row partial sums (%lld blocks)", (long long)nb);
-      ierr = PCSRDeviceAllocate(d, (void **)&d->chunk_partial, (size_t)nb * sizeof(double), what);
-      if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&d->chunk_arrived, (size_t)nb * sizeof(int32_t), what);
-      if (!ierr) ierr = GpuMatsCUDAMemset(d->chunk_arrived, 0, (size_t)nb * sizeof(int32_t));
+      ierr = PCSRDeviceAllocate(d, (void **)&rb->partial, (size_t)nb * sizeof(double), what);
+      if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&rb->arrived, (size_t)nb * sizeof(int32_t), what);
+      if (!ierr) ierr = GpuMatsCUDAMemset(rb->arrived, 0, (size_t)nb * sizeof(int32_t));
     }
     PetscCall(PetscFree2(hrow, hchunk));
     PetscCall(ierr);
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRRowBlocksDestroy(PCSRDevice d, PCSRRowBlocks *rb)
+{
+  const size_t nb = (size_t)rb->nblocks;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRDeviceRelease(d, (void **)&rb->row, (nb + 1) * sizeof(int32_t)));
+  PetscCall(PCSRDeviceRelease(d, (void **)&rb->chunk, nb * sizeof(int32_t)));
+  PetscCall(PCSRDeviceRelease(d, (void **)&rb->partial, nb * sizeof(double)));
+  PetscCall(PCSRDeviceRelease(d, (void **)&rb->arrived, nb * sizeof(int32_t)));
+  rb->nblocks = 0;
   PetscFunctionReturn(0);
 }
 
@@ -271,7 +284,7 @@ static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const 
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR: entry %d (row %d) has column %" PetscInt_FMT ", outside [0, %d): columns must lie in [0, ncols)", first_bad, (int)row, aj[first_bad], (int)d->ncols);
   }
   PetscCall(PCSRDeviceUploadValues(d, aa));
-  PetscCall(PCSRDeviceBuildRowBlocks(d, hptr));
+  PetscCall(PCSRRowBlocksCreate(d, d->nrows, hptr, &d->blocks));
   PetscFunctionReturn(0);
 }
 
@@ -333,10 +346,7 @@ PetscErrorCode PCSRDeviceDestroy(PCSRDevice *dev)
   PetscCall(GpuMatsCUDAFree(d->col));
   PetscCall(GpuMatsCUDAFree(d->val));
   PetscCall(GpuMatsCUDAFree(d->v));
-  PetscCall(GpuMatsCUDAFree(d->block_row));
-  PetscCall(GpuMatsCUDAFree(d->block_chunk));
-  PetscCall(GpuMatsCUDAFree(d->chunk_partial));
-  PetscCall(GpuMatsCUDAFree(d->chunk_arrived));
+  PetscCall(PCSRRowBlocksDestroy(d, &d->blocks));
   PetscCall(PetscFree(*dev));
   PetscFunctionReturn(0);
 }

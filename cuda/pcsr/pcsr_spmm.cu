@@ -8,7 +8,13 @@
    cl accumulates columns j0 + cl + q KW (q < CPL) of the current tile of KW CPL
    columns.  At the end of the row the slots' partial sums are added by xor-shuffles
    (a fixed order: the result does not depend on timing).  More than one tile (k > 128)
-   reads the row again, from L2.  k = 1 is an SpMV and runs the ADAPTIVE kernel. */
+   reads the row again, from L2.
+
+   A warp per row suits rows of similar lengths of 16 entries or more.  Shorter rows
+   leave most lanes idle, and a row far longer than the others keeps one warp busy
+   while the rest have finished: there (and for k = 1) the product is k SpMVs of the
+   ADAPTIVE kernel, which were faster on an H200 (BENCHMARKS.md: 1.4-1.7x on 5- and
+   7-point stencils, 3-18x on R-MAT graphs and circuits). */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -87,6 +93,16 @@ static PetscErrorCode PCSRSpMMLaunch(PCSRDevice dev, int k, cudaStream_t stream,
   PetscFunctionReturn(0);
 }
 
+#define PCSR_SPMM_MIN_MEAN        16.0
+#define PCSR_SPMM_LONG_ROW_FACTOR 8.0
+
+static bool PCSRSpMMWarpPerRowSuits(PCSRDevice dev)
+{
+  const double mean = (double)dev->nnz / (double)dev->nrows;
+
+  return mean >= PCSR_SPMM_MIN_MEAN && (double)dev->max_row_len <= PCSR_SPMM_LONG_ROW_FACTOR * mean;
+}
+
 PetscErrorCode PCSRDeviceSpMM(PCSRDevice dev, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
 {
   void        *s;
@@ -99,8 +115,8 @@ PetscErrorCode PCSRDeviceSpMM(PCSRDevice dev, PetscInt k, const PetscScalar *B, 
   if (!dev->nrows || !k) PetscFunctionReturn(0);
   PetscCheck(ldb >= dev->ncols && ldc >= dev->nrows && ldb >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCSR SpMM of a %d x %d matrix: leading dimensions ldb %" PetscInt_FMT " and ldc %" PetscInt_FMT " must be at least the rows of B (%d) and of C (%d)", (int)dev->nrows,
              (int)dev->ncols, ldb, ldc, (int)dev->ncols, (int)dev->nrows);
-  if (k == 1) { /* one column: the SpMV kernels spread short rows over fewer lanes */
-    PetscCall(PCSRDeviceMult(dev, PCSR_KERNEL_ADAPTIVE, B, add ? C : NULL, C));
+  if (k == 1 || !PCSRSpMMWarpPerRowSuits(dev)) {
+    for (PetscInt j = 0; j < k; j++) PetscCall(PCSRDeviceMult(dev, PCSR_KERNEL_ADAPTIVE, B + (size_t)j * ldb, add ? C + (size_t)j * ldc : NULL, C + (size_t)j * ldc));
     PetscFunctionReturn(0);
   }
   PetscCall(GpuMatsCUDAGetStream(&s));

@@ -223,6 +223,16 @@ struct PCSRAdaptiveArrays {
   int32_t       *chunk_arrived;
 };
 
+/* With y0 == y (MatMultAdd into y, as MPIAIJ does with the off-diagonal block) an empty
+   row adds nothing: its y is neither read nor written.  An off-diagonal block is mostly
+   empty rows, and skipping them spares a read and a write of the whole y. */
+__device__ __forceinline__ void PCSRAdaptiveStore(int r, bool empty, double sum, const double *y0, double *y)
+{
+  if (y0 == y) {
+    if (!empty) y[r] += sum;
+  } else y[r] = y0 ? y0[r] + sum : sum;
+}
+
 /* Several short rows [r0, r1) whose nonzeros fit the window: products staged in shared
    memory, coalesced; then 'lanes' threads per row sum them (lanes from 1 to 32, as many
    as the block's rows leave threads for). */
@@ -241,20 +251,21 @@ __device__ __forceinline__ void PCSRAdaptiveShortRows(const PCSRAdaptiveArrays &
       double    sum = 0.0;
 
       for (int k = lo; k < hi; k++) sum += window[k];
-      y[r] = y0 ? y0[r] + sum : sum;
+      PCSRAdaptiveStore(r, lo == hi, sum, y0, y);
     }
   } else { /* nr * lanes <= threads: one pass; the groups lie inside warps (lanes divides 32) */
     const int r    = r0 + t / lanes;
     const int lane = t % lanes;
     double    sum  = 0.0;
+    int       lo = 0, hi = 0;
 
     if (r < r1) {
-      const int lo = __ldg(A.ptr + r) - begin, hi = __ldg(A.ptr + r + 1) - begin;
-
+      lo = __ldg(A.ptr + r) - begin;
+      hi = __ldg(A.ptr + r + 1) - begin;
       for (int k = lo + lane; k < hi; k += lanes) sum += window[k];
     }
     for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(PCSR_FULL_WARP, sum, offset);
-    if (lane == 0 && r < r1) y[r] = y0 ? y0[r] + sum : sum;
+    if (lane == 0 && r < r1) PCSRAdaptiveStore(r, lo == hi, sum, y0, y);
   }
 }
 
@@ -336,20 +347,23 @@ __global__ void __launch_bounds__(PCSR_ADAPTIVE_THREADS) PCSRSpMVAdaptive(PCSRAd
   else PCSRAdaptiveLongRow(A, b, r0, chunk, window, x, y0, y); /* the window holds the warps' sums */
 }
 
-static PetscErrorCode PCSRDeviceMultAdaptive(PCSRDevice dev, cudaStream_t stream, const double *x, const double *y0, double *y)
+PetscErrorCode PCSRDeviceCSRMultAdaptive(const PCSRDeviceCSR *M, const PCSRRowBlocks *rb, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
 {
   PCSRAdaptiveArrays A;
+  void              *s;
 
   PetscFunctionBegin;
-  PetscCheck(dev->block_row, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR adaptive kernel: the row blocks of the %d-row matrix were not made", (int)dev->nrows);
-  A.ptr           = dev->ptr;
-  A.col           = dev->col;
-  A.val           = dev->val;
-  A.block_row     = dev->block_row;
-  A.block_chunk   = dev->block_chunk;
-  A.chunk_partial = dev->chunk_partial;
-  A.chunk_arrived = dev->chunk_arrived;
-  PCSRSpMVAdaptive<<<(unsigned)dev->nblocks, PCSR_ADAPTIVE_THREADS, 0, stream>>>(A, x, y0, y);
+  if (!M->nrows) PetscFunctionReturn(0);
+  PetscCheck(rb->row, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR adaptive kernel: the row blocks of the %d-row matrix were not made", (int)M->nrows);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  A.ptr           = M->ptr;
+  A.col           = M->col;
+  A.val           = M->val;
+  A.block_row     = rb->row;
+  A.block_chunk   = rb->chunk;
+  A.chunk_partial = rb->partial;
+  A.chunk_arrived = rb->arrived;
+  PCSRSpMVAdaptive<<<(unsigned)rb->nblocks, PCSR_ADAPTIVE_THREADS, 0, (cudaStream_t)s>>>(A, x, y0, y);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -380,7 +394,8 @@ PetscErrorCode PCSRDeviceMult(PCSRDevice dev, PCSRKernel kernel, const PetscScal
     PetscCall(PCSRDeviceCSRMultVector(&A, x, y0, y));
     break;
   default: /* PCSR_KERNEL_ADAPTIVE */
-    PetscCall(PCSRDeviceMultAdaptive(dev, stream, x, y0, y));
+    PetscCall(PCSRDeviceGetCSR(dev, PETSC_FALSE, &A));
+    PetscCall(PCSRDeviceCSRMultAdaptive(&A, &dev->blocks, x, y0, y));
   }
   PetscFunctionReturn(0);
 }

@@ -6,10 +6,10 @@
    memory, but the order of the additions into y_j varies from run to run (results
    agree to rounding, not bit for bit).
 
-   COPY: A^T in CSR (ncols rows), made by cusparseCsr2cscEx2 on first use and kept;
-   the product is the VECTOR kernel on it (deterministic, no atomics: the choice for
-   repeated transposed products).  After PCSRDeviceCopyValues the copy is stale and
-   is remade on its next use. */
+   COPY: A^T in CSR (ncols rows), made by cusparseCsr2cscEx2 on first use and kept,
+   with its own row blocks; the product is the ADAPTIVE kernel on it (deterministic,
+   no atomics, and fast where A has dense columns, which are long rows of A^T).  After
+   PCSRDeviceCopyValues the copy is stale and its values are remade on its next use. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -70,8 +70,8 @@ static PetscErrorCode PCSRDeviceMultTransposeAtomic(PCSRDevice dev, cudaStream_t
 {
   PetscFunctionBegin;
   if (!dev->nrows || !dev->nnz) PetscFunctionReturn(0);
-  PetscCheck(dev->block_row, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR atomic transposed product: the row blocks of the %d-row matrix were not made", (int)dev->nrows);
-  PCSRSpMVTransposeAtomic<<<(unsigned)dev->nblocks, PCSR_ATOMIC_THREADS, 0, stream>>>(dev->ptr, dev->col, dev->val, dev->block_row, dev->block_chunk, x, y);
+  PetscCheck(dev->blocks.row, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR atomic transposed product: the row blocks of the %d-row matrix were not made", (int)dev->nrows);
+  PCSRSpMVTransposeAtomic<<<(unsigned)dev->blocks.nblocks, PCSR_ATOMIC_THREADS, 0, stream>>>(dev->ptr, dev->col, dev->val, dev->blocks.row, dev->blocks.chunk, x, y);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -79,9 +79,25 @@ static PetscErrorCode PCSRDeviceMultTransposeAtomic(PCSRDevice dev, cudaStream_t
 /* ------------------------------------------------------------------------------------- */
 /* COPY */
 
+/* The row blocks of the transposed copy, from its row pointers brought to the host:
+   once per structure (the copy's structure does not change with A's values). */
+static PetscErrorCode PCSRDeviceTransposeRowBlocks(PCSRDevice dev)
+{
+  int32_t       *hptr;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)dev->ncols + 1, &hptr));
+  ierr = GpuMatsCUDACopyToHost(hptr, dev->t_ptr, ((size_t)dev->ncols + 1) * sizeof(int32_t));
+  if (!ierr) ierr = PCSRRowBlocksCreate(dev, dev->ncols, hptr, &dev->t_blocks);
+  PetscCall(PetscFree(hptr));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
 /* (Re)makes the transposed copy: arrays allocated the first time, structure and values
    computed by cuSPARSE each time (a refresh after new values costs the same as a build;
-   the temporary buffer is freed at once). */
+   the temporary buffer is freed at once), row blocks the first time. */
 static PetscErrorCode PCSRDeviceTransposeBuild(PCSRDevice dev, cudaStream_t stream)
 {
   const size_t   nnz = (size_t)dev->nnz;
@@ -121,6 +137,7 @@ static PetscErrorCode PCSRDeviceTransposeBuild(PCSRDevice dev, cudaStream_t stre
     PetscCall(GpuMatsCUDAFree(buffer));
     PetscCall(ierr);
   }
+  if (!dev->t_blocks.row) PetscCall(PCSRDeviceTransposeRowBlocks(dev));
   dev->t_built = PETSC_TRUE;
   dev->t_stale = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -132,6 +149,7 @@ PetscErrorCode PCSRDeviceTransposeDestroy(PCSRDevice dev)
   PetscCall(PCSRDeviceRelease(dev, (void **)&dev->t_ptr, ((size_t)dev->ncols + 1) * sizeof(int32_t)));
   PetscCall(PCSRDeviceRelease(dev, (void **)&dev->t_col, (size_t)dev->nnz * sizeof(int32_t)));
   PetscCall(PCSRDeviceRelease(dev, (void **)&dev->t_val, (size_t)dev->nnz * sizeof(double)));
+  PetscCall(PCSRRowBlocksDestroy(dev, &dev->t_blocks));
   if (dev->cusparse) PCSRCallCUSPARSE(cusparseDestroy((cusparseHandle_t)dev->cusparse));
   dev->cusparse = NULL;
   dev->t_built  = PETSC_FALSE;
@@ -162,6 +180,6 @@ PetscErrorCode PCSRDeviceMultTranspose(PCSRDevice dev, PCSRTransposeMode mode, c
   }
   if (!dev->t_built || dev->t_stale) PetscCall(PCSRDeviceTransposeBuild(dev, stream));
   PetscCall(PCSRDeviceGetCSR(dev, PETSC_TRUE, &At));
-  PetscCall(PCSRDeviceCSRMultVector(&At, x, y0, y));
+  PetscCall(PCSRDeviceCSRMultAdaptive(&At, &dev->t_blocks, x, y0, y));
   PetscFunctionReturn(0);
 }
