@@ -5,7 +5,7 @@ the standard deviation across processes, and the parallel efficiency T1 / (P T_P
 time of the whole matrix as seqaijpcsr on the GPU of process 0 alone.\n\
   -matrix <stencil7> -size <0>   the matrix (examples/matgen.h; 0: its default size)\n\
   -reps <100> -trials <7>        SpMVs per timed trial, and trials (the median is reported)\n\
-  -label <name>                  the matrix's name in the output (default: -matrix)\n\
+  -label <name>                  the matrix's name in the output (default: -matrix:-size)\n\
   -csv <path>                    append a line per (partition, communication) to this file\n\
   -mat_pcsr_kernel <auto|...>    as for any pcsr matrix\n";
 
@@ -161,7 +161,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-trials", "trials", NULL, trials, &trials, NULL));
   PetscCall(PetscOptionsString("-csv", "append results to this CSV file", NULL, csvpath, csvpath, sizeof(csvpath), NULL));
   PetscOptionsEnd();
-  if (!label[0]) PetscCall(PetscStrncpy(label, matrix, sizeof(label)));
+  if (!label[0] && size_param) PetscCall(PetscSNPrintf(label, sizeof(label), "%s:%" PetscInt_FMT, matrix, size_param));
+  else if (!label[0]) PetscCall(PetscStrncpy(label, matrix, sizeof(label)));
   PetscCheck(reps > 0 && trials > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -trials must be positive");
 
   /* every process builds the whole matrix (deterministic) and keeps its rows */
