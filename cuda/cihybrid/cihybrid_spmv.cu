@@ -24,6 +24,7 @@ extern "C" {
 #include "cihybrid_cudaimpl.h"
 }
 #include "cihybrid_arrays.cuh"
+#include "../common/gpumats_loads.cuh"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   #error "The CIHYBRID CUDA kernels are written for real double-precision PetscScalar"
@@ -59,20 +60,7 @@ __global__ void CIHybridSpMVWarpPerRow_Paper(CIHybridArrays A, const double *x, 
 }
 
 /* ------------------------------------------------------------------------ */
-/* TUNED: matrix data is read once: keep it out of L1, which x needs */
-__device__ __forceinline__ int LoadNoAllocate(const int *p)
-{
-  int r;
-  asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(r) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ double LoadNoAllocate(const double *p)
-{
-  double r;
-  asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
-  return r;
-}
-
+/* TUNED (matrix data through GpuMatsLoadStreaming: read once, kept out of L1, which x needs) */
 /* Row i as one stream of entries: t in [0, lenA) is ELL entry ell + t,
    t in [lenA, len) remainder entry csr + t - lenA.  Offsets are int: the
    builder guarantees nrows*pitch and the remainder fit; on the H200 32-bit
@@ -105,8 +93,8 @@ __device__ __forceinline__ void CIHybridLoadRowEntry(const CIHybridArrays &A, co
   const int      q   = ell ? r.ell + t : r.csr + t - r.lenA;
 
   if (t < r.len) {
-    *c = LoadNoAllocate(col + q);
-    *v = LoadNoAllocate(val + q);
+    *c = GpuMatsLoadStreaming(col + q);
+    *v = GpuMatsLoadStreaming(val + q);
   } else *c = 0, *v = 0.0;
 }
 

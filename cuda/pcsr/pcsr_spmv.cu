@@ -34,6 +34,7 @@ extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "pcsr_cudaimpl.h"
 }
+#include "../common/gpumats_loads.cuh"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   #error "The PCSR CUDA kernels are written for real double-precision PetscScalar"
@@ -45,20 +46,6 @@ extern "C" {
 #define PCSR_VECTOR_UNROLL    4   /* loads in flight per lane */
 #define PCSR_LONG_UNROLL      4   /* the same for the whole-block reduction of a long row */
 
-/* Matrix data is read once: keep it out of L1, which the gathers of x use. */
-__device__ __forceinline__ int32_t PCSRLoadStreaming(const int32_t *p)
-{
-  int32_t r;
-  asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(r) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ double PCSRLoadStreaming(const double *p)
-{
-  double r;
-  asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
-  return r;
-}
-
 /* ------------------------------------------------------------------------------------- */
 /* PAPER and FUSED */
 
@@ -67,7 +54,7 @@ __global__ void __launch_bounds__(PCSR_PRODUCTS_THREADS) PCSRSpMVPaperProducts(i
 {
   const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 
-  if (k < nnz) v[k] = PCSRLoadStreaming(val + k) * __ldg(x + PCSRLoadStreaming(col + k));
+  if (k < nnz) v[k] = GpuMatsLoadStreaming(val + k) * __ldg(x + GpuMatsLoadStreaming(col + k));
 }
 
 /* Kernel 2 of the paper (Algorithm 3); FUSED computes the products while staging
@@ -93,7 +80,7 @@ __global__ void __launch_bounds__(PCSR_PAPER_THREADS) PCSRSpMVPaperSum(int nrows
     for (int j = t; j < wn; j += PCSR_PAPER_THREADS) {
       const int k = w0 + j;
 
-      window[j] = FUSED ? PCSRLoadStreaming(val + k) * __ldg(x + PCSRLoadStreaming(col + k)) : PCSRLoadStreaming(v + k);
+      window[j] = FUSED ? GpuMatsLoadStreaming(val + k) * __ldg(x + GpuMatsLoadStreaming(col + k)) : GpuMatsLoadStreaming(v + k);
     }
     __syncthreads();
     {
@@ -155,8 +142,8 @@ __global__ void __launch_bounds__(PCSR_VECTOR_THREADS) PCSRSpMVVector(int nrows,
     for (int u = 0; u < PCSR_VECTOR_UNROLL; u++) { /* every load first, then the arithmetic */
       const int k = k0 + u * LANES;
 
-      c[u] = k < end ? PCSRLoadStreaming(col + k) : 0;
-      a[u] = k < end ? PCSRLoadStreaming(val + k) : 0.0;
+      c[u] = k < end ? GpuMatsLoadStreaming(col + k) : 0;
+      a[u] = k < end ? GpuMatsLoadStreaming(val + k) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < PCSR_VECTOR_UNROLL; u++)
@@ -242,7 +229,7 @@ __device__ __forceinline__ void PCSRAdaptiveShortRows(const PCSRAdaptiveArrays &
   const int begin = __ldg(A.ptr + r0), n = __ldg(A.ptr + r1) - begin;
   int       lanes = 1;
 
-  for (int j = t; j < n; j += PCSR_ADAPTIVE_THREADS) window[j] = PCSRLoadStreaming(A.val + begin + j) * __ldg(x + PCSRLoadStreaming(A.col + begin + j));
+  for (int j = t; j < n; j += PCSR_ADAPTIVE_THREADS) window[j] = GpuMatsLoadStreaming(A.val + begin + j) * __ldg(x + GpuMatsLoadStreaming(A.col + begin + j));
   __syncthreads();
   while (lanes < 32 && nr * lanes * 2 <= PCSR_ADAPTIVE_THREADS) lanes *= 2; /* uniform over the block */
   if (lanes == 1) {
@@ -304,8 +291,8 @@ __device__ __forceinline__ void PCSRAdaptiveLongRow(const PCSRAdaptiveArrays &A,
     for (int u = 0; u < PCSR_LONG_UNROLL; u++) {
       const int k = k0 + u * PCSR_ADAPTIVE_THREADS;
 
-      c[u] = k < hi ? PCSRLoadStreaming(A.col + k) : 0;
-      a[u] = k < hi ? PCSRLoadStreaming(A.val + k) : 0.0;
+      c[u] = k < hi ? GpuMatsLoadStreaming(A.col + k) : 0;
+      a[u] = k < hi ? GpuMatsLoadStreaming(A.val + k) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < PCSR_LONG_UNROLL; u++)
