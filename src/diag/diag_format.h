@@ -22,6 +22,10 @@
 #pragma once
 #include <petscsys.h>
 
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
 typedef enum {
   DIAG_SCHEME_HM  = 0,
   DIAG_SCHEME_CDM = 1
@@ -71,3 +75,7 @@ void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const Pe
    change, same structure) fills it. */
 DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
 void       DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
+
+#if defined(__cplusplus)
+}
+#endif
