@@ -3,7 +3,9 @@
    test_diag_format): HM and CDM, y = A x and y = A^T x, y0 NULL, distinct or y itself,
    outputs poisoned with NaN first, on 0x0, 1x1, rectangular HM, banded (bandwidth 1 to
    50), structured sparse with more diagonals than a shared-memory tile (600), and
-   n = 1e5; also after new values.  Prints "skipped" and exits 0 without a usable device. */
+   n = 1e5; also after new values.  The product C = A B on banded, structured-sparse and
+   rectangular (HM) matrices, again after A's values change.  Prints "skipped" and
+   exits 0 without a usable device. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -112,6 +114,53 @@ static PetscErrorCode CheckMatrix(DiagScheme scheme, PetscInt m, PetscInt n, Pet
   PetscFunctionReturn(0);
 }
 
+/* C = A B on the device against DiagProductNumericHost */
+static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noff, const PetscInt *off, const char *what, int *failures)
+{
+  PetscInt         *ai, *aj, *bi, *bj;
+  double           *aa, *ba, *dval;
+  DiagFormat        A, B, C;
+  DiagDevice        dA, dB, dC;
+  DiagDeviceProduct prod;
+
+  PetscFunctionBeginUser;
+  RandomCSR(m, k, noff, off, 0.9, &ai, &aj, &aa);
+  RandomCSR(k, n, noff, off, 0.9, &bi, &bj, &ba);
+  PetscCheck(DiagFromCSR(scheme, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(scheme, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: build", what);
+  PetscCheck(DiagProductSymbolic(&A, &B, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: symbolic", what);
+  PetscCall(DiagDeviceCreate(&A, &dA));
+  PetscCall(DiagDeviceCreate(&B, &dB));
+  PetscCall(DiagDeviceCreate(&C, &dC));
+  PetscCall(DiagDeviceProductCreate(&A, &B, &C, &prod));
+  dval = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
+  for (int pass = 0; pass < 2; pass++) {
+    double    *hval = C.val, err = 0, nrm = 0;
+    PetscInt64 nv   = C.start[C.ndiag];
+
+    if (pass) { /* new values of A, same diagonals */
+      for (PetscInt64 q = 0; q < A.start[A.ndiag]; q++) A.val[q] = Uniform();
+      PetscCall(DiagDeviceCopyValues(dA, &A));
+    }
+    PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
+    DiagProductNumericHost(&A, &B, &C);
+    C.val = dval;
+    PetscCall(DiagDeviceGetValues(dC, &C));
+    C.val = hval;
+    for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - hval[q]) * (dval[q] - hval[q]), nrm += hval[q] * hval[q];
+    if (!(sqrt(err) <= 1e-13 * sqrt(nrm) + 1e-300 || nv == 0)) {
+      (*failures)++;
+      printf("FAILED %s %s: C = A B (pass %d): relative error %g\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", what, pass, nrm > 0 ? sqrt(err / nrm) : sqrt(err));
+    }
+  }
+  PetscCall(DiagDeviceProductDestroy(&prod));
+  PetscCall(DiagDeviceDestroy(&dA));
+  PetscCall(DiagDeviceDestroy(&dB));
+  PetscCall(DiagDeviceDestroy(&dC));
+  DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
+  free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool   avail;
@@ -147,6 +196,17 @@ int main(int argc, char **argv)
   off[0] = -20, off[1] = 0, off[2] = 3, off[3] = 50;
   PetscCall(CheckMatrix(DIAG_SCHEME_HM, 77, 130, 4, off, 0.9, "rectangular", &failures));
   PetscCall(CheckMatrix(DIAG_SCHEME_HM, 130, 77, 4, off, 0.9, "rectangular", &failures));
+  PetscCall(CheckProduct(DIAG_SCHEME_HM, 77, 130, 61, 4, off, "rectangular 77x130 times 130x61", &failures));
+  for (int scheme = 0; scheme < 2; scheme++) {
+    for (PetscInt w = 1; w <= 50; w *= 7) { /* banded, bandwidth 1, 7, 49 */
+      noff = 0;
+      for (PetscInt d = -w; d <= w; d++) off[noff++] = d;
+      PetscCall(CheckProduct((DiagScheme)scheme, 3000, 3000, 3000, noff, off, "banded", &failures));
+    }
+    noff = 0;
+    for (PetscInt t = 0; t < 40; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 1999) - 999;
+    PetscCall(CheckProduct((DiagScheme)scheme, 1000, 1000, 1000, noff, off, "structured, 40 offsets", &failures));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, failures ? "diag_device: %d check(s) FAILED\n" : "diag_device: all checks passed\n", failures));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;

@@ -22,6 +22,18 @@ PetscErrorCode DiagDeviceDestroy(DiagDevice *dev);
    consecutive threads are consecutive.  On GpuMatsCUDAGetStream(). */
 PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
+/* The values back into fmt->val (same diagonals). */
+PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
+
+/* C = A B on the device, C's diagonals from DiagProductSymbolic (host).  The pairs of
+   diagonals that meet on each diagonal of C are listed once (DiagDeviceProductCreate);
+   the numeric phase, again whenever A's or B's values change, runs one thread per
+   stored entry of C summing over its pairs: no atomics, each entry written once. */
+typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
+PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
+PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -15,7 +15,7 @@
 #include <stdio.h>
 extern "C" {
 #include "../common/gpumats_cuda.h"
-#include "diag_cuda.h"
+#include "diag_cudaimpl.h"
 }
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
@@ -24,15 +24,6 @@ extern "C" {
 
 #define DIAG_THREADS 256
 #define DIAG_TILE    256 /* diagonals staged in shared memory at a time: 256 x (4 + 8) bytes */
-
-struct _n_DiagDevice {
-  DiagScheme scheme;
-  int        nrows, ncols, ndiag;
-  int       *offset; /* ndiag */
-  long long *start;  /* ndiag + 1 */
-  double    *val;    /* start[ndiag] */
-  long long  nval;
-};
 
 template <bool HM, bool TRANSPOSE>
 __global__ void __launch_bounds__(DIAG_THREADS) DiagSpMV(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const double *__restrict__ val, const double *__restrict__ x, const double *y0, double *y)
@@ -171,3 +162,12 @@ PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, const PetscSc
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt)
+{
+  PetscFunctionBegin;
+  PetscCheck(dev->ndiag == fmt->ndiag && dev->nval == (long long)fmt->start[fmt->ndiag], PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DIAG values to a format with other diagonals: the device has %d diagonals, %lld values; the format %" PetscInt_FMT ", %lld", dev->ndiag, dev->nval, fmt->ndiag, (long long)fmt->start[fmt->ndiag]);
+  PetscCall(GpuMatsCUDACopyToHost(fmt->val, dev->val, (size_t)dev->nval * sizeof(double)));
+  PetscFunctionReturn(0);
+}
+

@@ -1,0 +1,158 @@
+/* DIAG product C = A B on the device (both HM or both CDM, C's diagonals from
+   DiagProductSymbolic).
+
+   For each diagonal c of C the pairs (a, b) of diagonals of A and B with
+   d_a + d_b = d_c (HM) or (k_a + k_b) mod n = k_c (CDM) are listed on the host once.
+   One thread per stored entry of C (a grid row per diagonal of C) sums its pairs:
+     HM:  c(i, i+d_c) = sum a(i, i+d_a) b(i+d_a, i+d_c), the pairs whose entries exist
+     CDM: c(i, (i+k_c) mod n) = sum a(i, (i+k_a) mod n) b((i+k_a) mod n, (i+k_c) mod n)
+   Consecutive threads read consecutive entries of A's and B's diagonals; nothing is
+   accumulated in global memory, so no atomics and a fixed summation order. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "diag_cudaimpl.h"
+}
+
+#define DIAG_PRODUCT_THREADS 256
+
+struct _n_DiagDeviceProduct {
+  DiagScheme scheme;
+  int        nrows, ncols, inner, ndiag_c, max_len;
+  int       *pair_start; /* ndiag_c + 1 */
+  int       *pair_a, *pair_b; /* indices of A's and B's diagonals */
+};
+
+/* what the kernel reads of a DiagDevice, passed by value */
+struct DiagArrays {
+  const int       *offset;
+  const long long *start;
+  double          *val;
+};
+
+static DiagArrays DiagArraysOf(DiagDevice d)
+{
+  DiagArrays a;
+
+  a.offset = d->offset;
+  a.start  = d->start;
+  a.val    = d->val;
+  return a;
+}
+
+template <bool HM>
+__global__ void __launch_bounds__(DIAG_PRODUCT_THREADS) DiagProductKernel(int m, int inner, int n, const int *__restrict__ pair_start, const int *__restrict__ pair_a, const int *__restrict__ pair_b, DiagArrays A, DiagArrays B, DiagArrays C)
+{
+  const int       c  = blockIdx.y;
+  const int       dc = C.offset[c];
+  const long long len = C.start[c + 1] - C.start[c];
+  const long long p   = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (p >= len) return;
+  {
+    const int i   = HM ? (int)p + (dc < 0 ? -dc : 0) : (int)p; /* the row of this entry of C */
+    double    sum = 0.0;
+
+    for (int q = pair_start[c]; q < pair_start[c + 1]; q++) {
+      const int s = pair_a[q], t = pair_b[q], da = A.offset[s], db = B.offset[t];
+
+      if (HM) {
+        const int k = i + da; /* a(i, k) b(k, k + db) */
+
+        if (k >= 0 && k < inner && i >= (da < 0 ? -da : 0) && k >= (db < 0 ? -db : 0) && k + db < n) sum += A.val[A.start[s] + i - (da < 0 ? -da : 0)] * B.val[B.start[t] + k - (db < 0 ? -db : 0)];
+      } else {
+        const int k = i + da >= n ? i + da - n : i + da;
+
+        sum += A.val[A.start[s] + i] * B.val[B.start[t] + k];
+      }
+    }
+    C.val[C.start[c] + p] = sum;
+  }
+}
+
+PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod)
+{
+  DiagDeviceProduct p;
+  int              *ps, *pa, *pb, npairs = 0;
+  PetscErrorCode    ierr = 0;
+  char              what[128];
+
+  PetscFunctionBegin;
+  *prod = NULL;
+  PetscCheck(A->scheme == B->scheme && B->scheme == C->scheme && A->ncols == B->nrows && C->nrows == A->nrows && C->ncols == B->ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "DIAG product: C (%" PetscInt_FMT " x %" PetscInt_FMT ") = A (%" PetscInt_FMT " x %" PetscInt_FMT ") B (%" PetscInt_FMT " x %" PetscInt_FMT ") of one scheme", C->nrows, C->ncols, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCall(PetscNew(&p));
+  p->scheme  = A->scheme;
+  p->nrows   = (int)A->nrows;
+  p->inner   = (int)A->ncols;
+  p->ncols   = (int)B->ncols;
+  p->ndiag_c = (int)C->ndiag;
+  for (PetscInt c = 0; c < C->ndiag; c++) p->max_len = PetscMax(p->max_len, (int)(C->start[c + 1] - C->start[c]));
+  /* count, then list: for every pair, the diagonal of C it lands on */
+  PetscCall(PetscCalloc1(C->ndiag + 1, &ps));
+  for (PetscInt s = 0; s < A->ndiag; s++)
+    for (PetscInt t = 0; t < B->ndiag; t++) {
+      const PetscInt c = DiagFind(C, A->scheme == DIAG_SCHEME_HM ? A->offset[s] + B->offset[t] : (A->offset[s] + B->offset[t]) % B->ncols);
+
+      if (c >= 0) ps[c + 1]++, npairs++;
+    }
+  for (PetscInt c = 0; c < C->ndiag; c++) ps[c + 1] += ps[c];
+  PetscCall(PetscMalloc2(PetscMax(npairs, 1), &pa, PetscMax(npairs, 1), &pb));
+  {
+    int *fill;
+
+    PetscCall(PetscMalloc1(C->ndiag + 1, &fill));
+    PetscCall(PetscArraycpy(fill, ps, C->ndiag + 1));
+    for (PetscInt s = 0; s < A->ndiag; s++)
+      for (PetscInt t = 0; t < B->ndiag; t++) {
+        const PetscInt c = DiagFind(C, A->scheme == DIAG_SCHEME_HM ? A->offset[s] + B->offset[t] : (A->offset[s] + B->offset[t]) % B->ncols);
+
+        if (c >= 0) pa[fill[c]] = (int)s, pb[fill[c]++] = (int)t;
+      }
+    PetscCall(PetscFree(fill));
+  }
+  snprintf(what, sizeof(what), "DIAG product: pairs of diagonals (%d)", npairs);
+  ierr = GpuMatsCUDAMalloc((void **)&p->pair_start, (size_t)(C->ndiag + 1) * sizeof(int), what);
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&p->pair_a, (size_t)npairs * sizeof(int), what);
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&p->pair_b, (size_t)npairs * sizeof(int), what);
+  if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_start, ps, (size_t)(C->ndiag + 1) * sizeof(int));
+  if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_a, pa, (size_t)npairs * sizeof(int));
+  if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_b, pb, (size_t)npairs * sizeof(int));
+  PetscCall(PetscFree(ps));
+  PetscCall(PetscFree2(pa, pb));
+  if (ierr) {
+    (void)DiagDeviceProductDestroy(&p);
+    PetscCall(ierr);
+  }
+  *prod = p;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
+{
+  const DiagArrays a = DiagArraysOf(A), b = DiagArraysOf(B), c = DiagArraysOf(C);
+  void            *s;
+  dim3             grid;
+
+  PetscFunctionBegin;
+  if (!p->ndiag_c || !p->max_len) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  PetscCheck(p->ndiag_c <= 65535, PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product with %d diagonals in C: at most 65535", p->ndiag_c);
+  grid = dim3((unsigned)((p->max_len + DIAG_PRODUCT_THREADS - 1) / DIAG_PRODUCT_THREADS), (unsigned)p->ndiag_c);
+  if (p->scheme == DIAG_SCHEME_HM) DiagProductKernel<true><<<grid, DIAG_PRODUCT_THREADS, 0, (cudaStream_t)s>>>(p->nrows, p->inner, p->ncols, p->pair_start, p->pair_a, p->pair_b, a, b, c);
+  else DiagProductKernel<false><<<grid, DIAG_PRODUCT_THREADS, 0, (cudaStream_t)s>>>(p->nrows, p->inner, p->ncols, p->pair_start, p->pair_a, p->pair_b, a, b, c);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
+{
+  PetscFunctionBegin;
+  if (!*prod) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAFree((*prod)->pair_start));
+  PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
+  PetscCall(GpuMatsCUDAFree((*prod)->pair_b));
+  PetscCall(PetscFree(*prod));
+  PetscFunctionReturn(0);
+}
