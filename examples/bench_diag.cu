@@ -3,6 +3,9 @@ on the stencil matrices of examples/matgen.h (issue 8's benchmark 1; the diag ty
   -matrices <stencil5:1000,...>  name:size list (examples/matgen.h)\n\
   -warmup <20> -reps <200>       untimed and timed SpMVs (median and min reported)\n\
   -bw_gib <4>                    size of the bandwidth-test array\n\
+  -products <band:10000:5,...>   also C = A A: band:n:w (w diagonals around the main one) or\n\
+                                 sparse:n:d (d random diagonals), DIAG (HM and CDM) against\n\
+                                 cusparseSpGEMM (default algorithm, descriptor and work estimate included)\n\
   -csv <path>                    append one line per (matrix, kernel)\n";
 
 /* GB/s count the minimal CSR traffic (nnz*12 + (n+1)*4 + 16 n bytes) for every kernel,
@@ -129,9 +132,212 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
   PetscFunctionReturn(0);
 }
 
+/* ---- C = A A ------------------------------------------------------------------------ */
+
+/* Offsets of band:n:w (w diagonals centred on the main one) or sparse:n:d (the main one
+   and d-1 others drawn at random) */
+static PetscErrorCode ProductOffsets(const char *kind, PetscInt n, PetscInt w, PetscInt *noff, PetscInt *off)
+{
+  PetscBool band;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(kind, "band", &band));
+  *noff = 0;
+  if (band) {
+    for (PetscInt d = -(w - 1) / 2; d <= w / 2; d++) off[(*noff)++] = d;
+  } else {
+    unsigned long long state = 2024;
+    char              *used;
+
+    PetscCall(PetscCalloc1(2 * n, &used));
+    off[(*noff)++] = 0, used[n] = 1;
+    while (*noff < PetscMin(w, 2 * n - 1)) {
+      const PetscInt d = (PetscInt)(MatGenRandom(&state) % (unsigned long long)(2 * n - 1)) - (n - 1);
+
+      if (!used[d + n]) used[d + n] = 1, off[(*noff)++] = d;
+    }
+    PetscCall(PetscFree(used));
+  }
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  DiagDeviceProduct prod;
+  DiagDevice        A, C;
+} DiagProductRun;
+
+static PetscErrorCode RunDiagProduct(void *ctx)
+{
+  DiagProductRun *r = (DiagProductRun *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductNumeric(r->prod, r->A, r->A, r->C));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  cusparseHandle_t     handle;
+  cusparseSpMatDescr_t A, C;
+  void                *buf1, *buf2;
+  size_t               size1, size2;
+  int                 *c_ptr, *c_col;
+  double              *c_val;
+  int64_t              c_nnz;
+} SpGEMMRun;
+
+/* one complete C = A A: work estimate, compute, copy into C's arrays (allocated by the first run) */
+static PetscErrorCode RunSpGEMM(void *ctx)
+{
+  SpGEMMRun            *r   = (SpGEMMRun *)ctx;
+  const double          one = 1.0, zero = 0.0;
+  const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  cusparseSpGEMMDescr_t d;
+  size_t                s1 = 0, s2 = 0;
+
+  PetscFunctionBegin;
+  BenchCallCUSPARSE(cusparseSpGEMM_createDescr(&d));
+  BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL));
+  if (s1 > r->size1) {
+    PetscCall(GpuMatsCUDAFree(r->buf1));
+    PetscCall(GpuMatsCUDAMalloc(&r->buf1, s1, "cusparseSpGEMM work buffer 1"));
+    r->size1 = s1;
+  }
+  BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, r->buf1));
+  BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, NULL));
+  if (s2 > r->size2) {
+    PetscCall(GpuMatsCUDAFree(r->buf2));
+    PetscCall(GpuMatsCUDAMalloc(&r->buf2, s2, "cusparseSpGEMM work buffer 2"));
+    r->size2 = s2;
+  }
+  BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, r->buf2));
+  if (!r->c_col) {
+    int64_t rows, cols;
+
+    BenchCallCUSPARSE(cusparseSpMatGetSize(r->C, &rows, &cols, &r->c_nnz));
+    PetscCall(GpuMatsCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)r->c_nnz, "SpGEMM C columns"));
+    PetscCall(GpuMatsCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)r->c_nnz, "SpGEMM C values"));
+    BenchCallCUSPARSE(cusparseCsrSetPointers(r->C, r->c_ptr, r->c_col, r->c_val));
+  }
+  BenchCallCUSPARSE(cusparseSpGEMM_copy(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d));
+  BenchCallCUSPARSE(cusparseSpGEMM_destroyDescr(d));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt reps, FILE *csv)
+{
+  char       kind[16] = "", *c1, *c2, buf[64];
+  PetscInt   n, w, noff, *off, *ai, *aj, nnz = 0;
+  double    *aa;
+  DiagFormat A, C;
+  double     ms, msmin, cs_ms = -1, sym_s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(buf, spec, sizeof(buf)));
+  c1 = strchr(buf, ':');
+  c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  PetscCheck(c1 && c2, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-products: expected band:n:w or sparse:n:d, got %s", spec);
+  *c1 = *c2 = 0;
+  PetscCall(PetscStrncpy(kind, buf, sizeof(kind)));
+  n = atol(c1 + 1), w = atol(c2 + 1);
+  PetscCall(PetscMalloc1(PetscMax(w, 1) + 1, &off));
+  PetscCall(ProductOffsets(kind, n, w, &noff, off));
+  PetscCall(PetscMalloc3(n + 1, &ai, (size_t)n * noff + 1, &aj, (size_t)n * noff + 1, &aa));
+  { /* A: every entry of its diagonals, rows sorted */
+    unsigned long long state = 7;
+
+    PetscCall(PetscSortInt(noff, off));
+    for (PetscInt i = 0; i < n; i++) {
+      ai[i] = nnz;
+      for (PetscInt t = 0; t < noff; t++)
+        if (i + off[t] >= 0 && i + off[t] < n) aj[nnz] = i + off[t], aa[nnz++] = MatGenUniform(&state) + 2.0;
+    }
+    ai[n] = nnz;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n== C = A A, %s: n %" PetscInt_FMT ", %" PetscInt_FMT " diagonals, %" PetscInt_FMT " nonzeros\n", spec, n, noff, nnz));
+  PetscCall(BenchPrintHeader("C = A A", "C diags"));
+  for (int scheme = 0; scheme < 2; scheme++) {
+    DiagProductRun r;
+    PetscLogDouble t0, t1;
+    char           kernel[32], info[32];
+    PetscBool      check = (PetscBool)(n <= 20000);
+
+    PetscCheck(DiagFromCSR((DiagScheme)scheme, n, n, ai, aj, aa, 0, NULL, &A) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "DiagFromCSR failed");
+    PetscCall(PetscTime(&t0));
+    PetscCheck(DiagProductSymbolic(&A, &A, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "DiagProductSymbolic failed");
+    PetscCall(DiagDeviceCreate(&A, &r.A));
+    PetscCall(DiagDeviceCreate(&C, &r.C));
+    PetscCall(DiagDeviceProductCreate(&A, &A, &C, &r.prod));
+    PetscCall(PetscTime(&t1));
+    sym_s = t1 - t0;
+    PetscCall(BenchTime(timer, RunDiagProduct, &r, 5, reps, &ms, &msmin));
+    if (check) { /* against the host product */
+      double    *dval, err = 0, nrm = 0;
+      PetscInt64 nv = C.start[C.ndiag];
+
+      DiagProductNumericHost(&A, &A, &C);
+      PetscCall(PetscMalloc1(nv + 1, &dval));
+      {
+        double *hval = C.val;
+
+        C.val = dval;
+        PetscCall(DiagDeviceGetValues(r.C, &C));
+        C.val = hval;
+      }
+      for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - C.val[q]) * (dval[q] - C.val[q]), nrm += C.val[q] * C.val[q];
+      PetscCheck(sqrt(err) <= 1e-12 * sqrt(nrm), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product %s: relative error %g", spec, sqrt(err / nrm));
+      PetscCall(PetscFree(dval));
+    }
+    PetscCall(PetscSNPrintf(kernel, sizeof(kernel), "diag_%s_product", scheme ? "cdm" : "hm"));
+    PetscCall(PetscSNPrintf(info, sizeof(info), "%" PetscInt_FMT, C.ndiag));
+    PetscCall(BenchPrintRow(kernel, info, ms, msmin, 0, 0, -1));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (%s: symbolic phase on the host and set-up %.3f s%s)\n", kernel, sym_s, check ? "; checked against the host product" : ""));
+    if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%" PetscInt_FMT ",%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, kernel, C.ndiag, (long long)C.start[C.ndiag], ms, msmin);
+    PetscCall(DiagDeviceProductDestroy(&r.prod));
+    PetscCall(DiagDeviceDestroy(&r.A));
+    PetscCall(DiagDeviceDestroy(&r.C));
+    DiagFormatFree(&A);
+    DiagFormatFree(&C);
+  }
+  { /* cusparseSpGEMM on the same CSR */
+    SpGEMMRun r;
+    int      *dai, *daj;
+    double   *daa;
+
+    PetscCall(PetscMemzero(&r, sizeof(r)));
+    BenchCallCUSPARSE(cusparseCreate(&r.handle));
+    BenchCallCUSPARSE(cusparseSetStream(r.handle, timer->stream));
+    PetscCall(GpuMatsCUDAMalloc((void **)&dai, sizeof(int) * (n + 1), "A rows"));
+    PetscCall(GpuMatsCUDAMalloc((void **)&daj, sizeof(int) * nnz, "A columns"));
+    PetscCall(GpuMatsCUDAMalloc((void **)&daa, sizeof(double) * nnz, "A values"));
+    PetscCall(GpuMatsCUDAMalloc((void **)&r.c_ptr, sizeof(int) * (n + 1), "C rows"));
+    PetscCall(GpuMatsCUDACopyToDevice(dai, ai, sizeof(int) * (n + 1)));
+    PetscCall(GpuMatsCUDACopyToDevice(daj, aj, sizeof(int) * nnz));
+    PetscCall(GpuMatsCUDACopyToDevice(daa, aa, sizeof(double) * nnz));
+    BenchCallCUSPARSE(cusparseCreateCsr(&r.A, n, n, nnz, dai, daj, daa, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    BenchCallCUSPARSE(cusparseCreateCsr(&r.C, n, n, 0, r.c_ptr, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    PetscCall(BenchTime(timer, RunSpGEMM, &r, 2, PetscMax(reps / 10, 3), &cs_ms, &msmin));
+    PetscCall(BenchPrintRow("cusparse_spgemm", "-", cs_ms, msmin, 0, 0, -1));
+    if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",cusparse_spgemm,0,%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, (long long)r.c_nnz, cs_ms, msmin);
+    BenchCallCUSPARSE(cusparseDestroySpMat(r.A));
+    BenchCallCUSPARSE(cusparseDestroySpMat(r.C));
+    BenchCallCUSPARSE(cusparseDestroy(r.handle));
+    PetscCall(GpuMatsCUDAFree(dai));
+    PetscCall(GpuMatsCUDAFree(daj));
+    PetscCall(GpuMatsCUDAFree(daa));
+    PetscCall(GpuMatsCUDAFree(r.c_ptr));
+    PetscCall(GpuMatsCUDAFree(r.c_col));
+    PetscCall(GpuMatsCUDAFree(r.c_val));
+    PetscCall(GpuMatsCUDAFree(r.buf1));
+    PetscCall(GpuMatsCUDAFree(r.buf2));
+  }
+  PetscCall(PetscFree3(ai, aj, aa));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  char           list[1024] = "stencil5:2000,stencil7:160,stencil27:100", csvpath[PETSC_MAX_PATH_LEN] = "";
+  char           list[1024] = "stencil5:2000,stencil7:160,stencil27:100", products[1024] = "", csvpath[PETSC_MAX_PATH_LEN] = "";
   PetscInt       warmup = 20, reps = 200;
   PetscReal      gib    = 4;
   PetscBool      failed = PETSC_FALSE, avail;
@@ -146,6 +352,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-warmup", "untimed SpMVs", NULL, warmup, &warmup, NULL));
   PetscCall(PetscOptionsInt("-reps", "timed SpMVs", NULL, reps, &reps, NULL));
   PetscCall(PetscOptionsReal("-bw_gib", "bandwidth array, GiB", NULL, gib, &gib, NULL));
+  PetscCall(PetscOptionsString("-products", "C = A A for band:n:w and sparse:n:d", NULL, products, products, sizeof(products), NULL));
   PetscCall(PetscOptionsString("-csv", "append results to this CSV file", NULL, csvpath, csvpath, sizeof(csvpath), NULL));
   PetscOptionsEnd();
   PetscCall(GpuMatsCUDAInitialize(&avail, &why));
@@ -163,6 +370,7 @@ int main(int argc, char **argv)
     if (!exists) fprintf(csv, "matrix,nrows,nnz,kernel,ndiag,stored,ms_median,ms_min,gbs,pct_read,max_rel_err\n");
   }
   for (char *spec = strtok(list, ","); spec; spec = strtok(NULL, ",")) PetscCall(BenchMatrix(&timer, &bw, spec, warmup, reps, csv, &failed));
+  for (char *spec = strtok(products, ","); spec; spec = strtok(NULL, ",")) PetscCall(BenchProduct(&timer, spec, reps, csv));
   if (csv) fclose(csv);
   PetscCall(BenchTimerDestroy(&timer));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s\n", failed ? "FAILED: a DIAG product's error exceeds 1e-12" : "All products within 1e-12 of the host CSR reference"));
