@@ -83,6 +83,24 @@ static DiagStatus DiagAllocate(DiagScheme scheme, PetscInt m, PetscInt n, PetscI
   return fmt->val ? DIAG_OK : DIAG_ERR_MEMORY;
 }
 
+/* The offsets marked in present[] (slot d + m - 1 for HM, k for CDM), in a new array;
+   present is freed. */
+static DiagStatus DiagOffsetsPresent(DiagScheme scheme, PetscInt m, PetscInt range, char *present, PetscInt *ndiag, PetscInt **offset)
+{
+  *ndiag = 0;
+  for (PetscInt r = 0; r < range; r++) *ndiag += present[r];
+  *offset = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)PetscMax(*ndiag, 1));
+  if (!*offset) {
+    free(present);
+    return DIAG_ERR_MEMORY;
+  }
+  *ndiag = 0;
+  for (PetscInt r = 0; r < range; r++)
+    if (present[r]) (*offset)[(*ndiag)++] = scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
+  free(present);
+  return DIAG_OK;
+}
+
 PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset)
 {
   const PetscInt64 key = fmt->scheme == DIAG_SCHEME_HM ? DiagHMKey(offset) : offset;
@@ -119,16 +137,8 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
       present[scheme == DIAG_SCHEME_HM ? aj[p] - i + m - 1 : DiagOffsetOf(scheme, n, i, aj[p])] = 1;
     }
   }
-  for (PetscInt r = 0; r < range; r++) ndiag += present[r];
-  offset = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)PetscMax(ndiag, 1));
-  if (!offset) {
-    free(present);
-    return DIAG_ERR_MEMORY;
-  }
-  ndiag = 0;
-  for (PetscInt r = 0; r < range; r++)
-    if (present[r]) offset[ndiag++] = scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
-  free(present);
+  st = DiagOffsetsPresent(scheme, m, range, present, &ndiag, &offset); /* frees present */
+  if (st != DIAG_OK) return st;
   st = DiagAllocate(scheme, m, n, ndiag, offset, fmt);
   fmt->nnz = m ? (PetscInt64)ai[m] - ai[0] : 0;
   if (st == DIAG_OK && stored) *stored = fmt->start[ndiag];
@@ -203,6 +213,7 @@ DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFor
   const PetscInt   m = A->nrows, n = B->ncols, range = scheme == DIAG_SCHEME_HM ? m + n : n;
   char            *present;
   PetscInt        *offset, ndiag = 0;
+  DiagStatus       st;
 
   memset(C, 0, sizeof(*C));
   if (A->scheme != B->scheme || A->ncols != B->nrows) return DIAG_ERR_INCOMPATIBLE;
@@ -217,22 +228,11 @@ DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFor
       } else present[(A->offset[s] + B->offset[t]) % n] = 1;
     }
   }
-  for (PetscInt r = 0; r < range; r++) ndiag += present[r];
-  offset = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)PetscMax(ndiag, 1));
-  if (!offset) {
-    free(present);
-    return DIAG_ERR_MEMORY;
-  }
-  ndiag = 0;
-  for (PetscInt r = 0; r < range; r++)
-    if (present[r]) offset[ndiag++] = scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
-  free(present);
-  {
-    const DiagStatus st = DiagAllocate(scheme, m, n, ndiag, offset, C);
-
-    if (st != DIAG_OK) DiagFormatFree(C);
-    return st;
-  }
+  st = DiagOffsetsPresent(scheme, m, range, present, &ndiag, &offset); /* frees present */
+  if (st != DIAG_OK) return st;
+  st = DiagAllocate(scheme, m, n, ndiag, offset, C);
+  if (st != DIAG_OK) DiagFormatFree(C);
+  return st;
 }
 
 /* c(i, i + dA + dB) += a(i, i + dA) b(i + dA, i + dA + dB), over every pair of diagonals
