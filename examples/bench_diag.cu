@@ -6,6 +6,7 @@ on the stencil matrices of examples/matgen.h (issue 8's benchmark 1; the diag ty
   -products <band:10000:5,...>   also C = A A: band:n:w (w diagonals around the main one) or\n\
                                  sparse:n:d (d random diagonals), DIAG (HM and CDM) against\n\
                                  cusparseSpGEMM (default algorithm, descriptor and work estimate included)\n\
+                                 and PETSc's aijcusparse MatMatMult (numeric phase, structure reused)\n\
   -csv <path>                    append one line per (matrix, kernel)\n";
 
 /* GB/s count the minimal CSR traffic (nnz*12 + (n+1)*4 + 16 n bytes) for every kernel,
@@ -223,6 +224,22 @@ static PetscErrorCode RunSpGEMM(void *ctx)
   PetscFunctionReturn(0);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+typedef struct {
+  Mat A, C;
+} AijcusparseRun;
+
+/* C = A A numerically again (structure kept): what a repeated MatProductNumeric costs */
+static PetscErrorCode RunAijcusparse(void *ctx)
+{
+  AijcusparseRun *r = (AijcusparseRun *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatMatMult(r->A, r->A, MAT_REUSE_MATRIX, PETSC_DEFAULT, &r->C));
+  PetscFunctionReturn(0);
+}
+#endif
+
 static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt reps, FILE *csv)
 {
   char       kind[16] = "", *c1, *c2, buf[64];
@@ -342,6 +359,31 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
     PetscCall(GpuMatsCUDAFree(r.buf1));
     PetscCall(GpuMatsCUDAFree(r.buf2));
   }
+#if defined(PETSC_HAVE_CUDA)
+  { /* PETSc's aijcusparse MatMatMult, numeric phase (MAT_REUSE_MATRIX), after one full product */
+    Mat             Ah, Ag, Cg = NULL;
+    AijcusparseRun  r;
+    PetscErrorCode  ierr;
+
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, n, n, ai, aj, aa, &Ah));
+    PetscCall(MatConvert(Ah, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &Ag));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMatMult(Ag, Ag, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cg);
+    r.A = Ag, r.C = Cg;
+    if (!ierr) ierr = BenchTime(timer, RunAijcusparse, &r, 2, PetscMax(reps / 10, 3), &ms, &msmin);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "petsc_aijcusparse_matmatmult: FAILED (error %d)\n", (int)ierr));
+      (void)cudaGetLastError();
+    } else {
+      PetscCall(BenchPrintRow("petsc_aijcusparse_matmatmult", "-", ms, msmin, 0, 0, -1));
+      if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",petsc_aijcusparse_matmatmult,0,0,%.6f,%.6f,0,0,0\n", spec, n, nnz, ms, msmin);
+    }
+    PetscCall(MatDestroy(&Cg));
+    PetscCall(MatDestroy(&Ag));
+    PetscCall(MatDestroy(&Ah));
+  }
+#endif
   PetscCall(PetscFree3(ai, aj, aa));
   PetscCall(PetscFree(off));
   PetscFunctionReturn(0);
