@@ -141,15 +141,19 @@ static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, Pe
       for (PetscInt64 q = 0; q < A.start[A.ndiag]; q++) A.val[q] = Uniform();
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
-    PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
     DiagProductNumericHost(&A, &B, &C);
-    C.val = dval;
-    PetscCall(DiagDeviceGetValues(dC, &C));
-    C.val = hval;
-    for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - hval[q]) * (dval[q] - hval[q]), nrm += hval[q] * hval[q];
-    if (!(sqrt(err) <= 1e-13 * sqrt(nrm) + 1e-300 || nv == 0)) {
-      (*failures)++;
-      printf("FAILED %s %s: C = A B (pass %d): relative error %g\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", what, pass, nrm > 0 ? sqrt(err / nrm) : sqrt(err));
+    for (int atomic = 0; atomic < (scheme == DIAG_SCHEME_HM ? 2 : 1); atomic++) { /* ours, and the paper's Algorithm 2 (HM) */
+      err = nrm = 0;
+      if (atomic) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
+      C.val = dval;
+      PetscCall(DiagDeviceGetValues(dC, &C));
+      C.val = hval;
+      for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - hval[q]) * (dval[q] - hval[q]), nrm += hval[q] * hval[q];
+      if (!(sqrt(err) <= 1e-13 * sqrt(nrm) + 1e-300 || nv == 0)) {
+        (*failures)++;
+        printf("FAILED %s %s: C = A B%s (pass %d): relative error %g\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", what, atomic ? " (atomic)" : "", pass, nrm > 0 ? sqrt(err / nrm) : sqrt(err));
+      }
     }
   }
   PetscCall(DiagDeviceProductDestroy(&prod));

@@ -32,6 +32,9 @@ PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
 PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
 PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The same product by the paper's Algorithm 2 (HM only), the reference: one thread per
+   stored entry of A, looping over B's diagonals, atomic updates of C (set to 0 first). */
+PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 
 #if defined(__cplusplus)

@@ -23,6 +23,7 @@ struct _n_DiagDeviceProduct {
   int        nrows, ncols, inner, ndiag_c, max_len;
   int       *pair_start; /* ndiag_c + 1 */
   int       *pair_a, *pair_b; /* indices of A's and B's diagonals */
+  int       *c_index;         /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
 };
 
 /* what the kernel reads of a DiagDevice, passed by value */
@@ -119,6 +120,20 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_start, ps, (size_t)(C->ndiag + 1) * sizeof(int));
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_a, pa, (size_t)npairs * sizeof(int));
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_b, pb, (size_t)npairs * sizeof(int));
+  if (!ierr && A->scheme == DIAG_SCHEME_HM) { /* the atomic (paper's) kernel finds C's diagonal by offset */
+    const PetscInt range = C->nrows + C->ncols - 1;
+    int           *ci;
+
+    ierr = PetscMalloc1(PetscMax(range, 1), &ci);
+    if (!ierr) {
+      for (PetscInt r = 0; r < range; r++) ci[r] = -1;
+      for (PetscInt c = 0; c < C->ndiag; c++) ci[C->offset[c] + C->nrows - 1] = (int)c;
+      snprintf(what, sizeof(what), "DIAG product: index of C's diagonals (%d offsets)", (int)range);
+      ierr = GpuMatsCUDAMalloc((void **)&p->c_index, (size_t)PetscMax(range, 1) * sizeof(int), what);
+      if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->c_index, ci, (size_t)range * sizeof(int));
+      (void)PetscFree(ci);
+    }
+  }
   PetscCall(PetscFree(ps));
   PetscCall(PetscFree2(pa, pb));
   if (ierr) {
@@ -146,10 +161,57 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
   PetscFunctionReturn(0);
 }
 
+/* The paper's Algorithm 2: thread q takes stored entry q of A, a(i, k) on diagonal s (found
+   by bisection of A's starts), and adds a(i, k) b(k, k + d_b) into c(i, k + d_b) for every
+   diagonal of B.  A's padding-free HM layout makes q run over A's nonzeros exactly. */
+__global__ void __launch_bounds__(DIAG_PRODUCT_THREADS) DiagProductAtomicKernel(long long nval_a, int ndiag_a, int ndiag_b, int m, int inner, int n, const int *__restrict__ c_index, DiagArrays A, DiagArrays B, DiagArrays C)
+{
+  const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  int             lo = 0, hi = ndiag_a;
+
+  if (q >= nval_a) return;
+  while (hi - lo > 1) { /* the diagonal s with start[s] <= q < start[s + 1] */
+    const int mid = (lo + hi) / 2;
+
+    if (A.start[mid] <= q) lo = mid;
+    else hi = mid;
+  }
+  {
+    const int    da = A.offset[lo], i = (int)(q - A.start[lo]) + (da < 0 ? -da : 0), k = i + da;
+    const double a  = A.val[q];
+
+    for (int t = 0; t < ndiag_b; t++) {
+      const int db = B.offset[t], j = k + db;
+
+      if (k >= (db < 0 ? -db : 0) && k < inner && j >= 0 && j < n) {
+        const int c = c_index[da + db + m - 1]; /* present: (i, j) lies in C's shape */
+
+        if (c >= 0) atomicAdd(&C.val[C.start[c] + i - (da + db < 0 ? -(da + db) : 0)], a * B.val[B.start[t] + k - (db < 0 ? -db : 0)]);
+      }
+    }
+  }
+}
+
+PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
+{
+  const DiagArrays a = DiagArraysOf(A), b = DiagArraysOf(B), c = DiagArraysOf(C);
+  void            *s;
+
+  PetscFunctionBegin;
+  PetscCheck(p->scheme == DIAG_SCHEME_HM, PETSC_COMM_SELF, PETSC_ERR_SUP, "The atomic DIAG product (the paper's Algorithm 2) is for HM matrices; use DiagDeviceProductNumeric for CDM");
+  PetscCall(GpuMatsCUDAMemset(C->val, 0, (size_t)C->nval * sizeof(double)));
+  if (!A->nval || !B->ndiag) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  DiagProductAtomicKernel<<<(unsigned)((A->nval + DIAG_PRODUCT_THREADS - 1) / DIAG_PRODUCT_THREADS), DIAG_PRODUCT_THREADS, 0, (cudaStream_t)s>>>(A->nval, A->ndiag, B->ndiag, p->nrows, p->inner, p->ncols, p->c_index, a, b, c);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
 {
   PetscFunctionBegin;
   if (!*prod) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAFree((*prod)->c_index));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_start));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_b));
