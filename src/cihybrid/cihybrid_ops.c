@@ -139,7 +139,7 @@ static PetscErrorCode CIHybridSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar 
 #endif
 
 const GpuMatsShadowOps CIHybridShadowOps = {
-  "CIHYBRID", MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
+  MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
   CIHybridMultDeviceOp, CIHybridSpMMDeviceOp,
 #endif

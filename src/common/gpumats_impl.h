@@ -29,7 +29,6 @@ typedef enum {
    how to multiply with it on either side.  y0 may be NULL or equal y; B and C are
    column-major with leading dimensions ldb and ldc. */
 typedef struct {
-  const char *name; /* "CIHYBRID", for messages */
   PetscErrorCode (*update)(Mat, PetscBool *on_device);
   PetscErrorCode (*mult_host)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
   PetscErrorCode (*spmm_host)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

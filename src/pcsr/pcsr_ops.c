@@ -130,7 +130,7 @@ static PetscErrorCode PCSRSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, 
 #endif
 
 const GpuMatsShadowOps PCSRShadowOps = {
-  "PCSR", MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
+  MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
   PCSRMultDeviceOp, PCSRSpMMDeviceOp,
 #endif
