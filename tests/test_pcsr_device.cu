@@ -4,7 +4,9 @@
 
    Matrices: 0x0, empty, 1x1, 0 rows, 0 columns, rectangular both ways with empty rows,
    one row of 100000 entries, many short rows with a few 50000-entry rows, power-law row
-   lengths, row lengths at the adaptive kernel's window and chunk boundaries; the row
+   lengths, power-law column counts and dense columns (long and chunked rows of the
+   transposed copy), a 5-point stencil and short random rows (the SpMM at every k from 1
+   to 17), row lengths at the adaptive kernel's window and chunk boundaries; the row
    pointers start at a nonzero offset, and the entries before it hold invalid columns,
    so reading them would be caught.  Outputs are poisoned with NaN before each product;
    y0 is NULL, distinct, or y itself.  Componentwise error bound: |y - yref|_i <=
@@ -98,6 +100,50 @@ static PetscErrorCode MatrixRandom(const char *name, PetscInt nrows, PetscInt nc
   PetscCall(PetscMalloc1(nrows + 1, &len));
   for (PetscInt i = 0; i < nrows; i++) len[i] = (kind == LEN_SOME_EMPTY && RandInt(5) == 0) ? 0 : lo + RandInt(hi - lo + 1);
   PetscCall(MatrixFromLengths(name, nrows, ncols, len, M));
+  PetscCall(PetscFree(len));
+  PetscFunctionReturn(0);
+}
+
+/* Rows of lo..hi entries whose columns crowd towards column 0 (column p of a row of L in
+   the stratum [n (p/L)^power, n ((p+1)/L)^power), pushed right to stay increasing): the
+   first columns are dense, the column counts fall off like a power law. */
+static PetscErrorCode MatrixSkewedColumns(const char *name, PetscInt nrows, PetscInt ncols, PetscInt lo, PetscInt hi, double power, TestMatrix *M)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatrixRandom(name, nrows, ncols, lo, hi, LEN_UNIFORM, M));
+  for (PetscInt i = 0; i < nrows; i++) {
+    const PetscInt L = M->ai[i + 1] - M->ai[i];
+    PetscInt      *col = M->aj + M->ai[i], prev = -1;
+
+    for (PetscInt p = 0; p < L; p++) {
+      const PetscInt s0 = (PetscInt)(ncols * pow((double)p / L, power)), s1 = (PetscInt)(ncols * pow((double)(p + 1) / L, power));
+      const PetscInt c  = PetscMax(prev + 1, s0 + RandInt(s1 - s0));
+
+      col[p] = prev = PetscMin(c, ncols - (L - p)); /* room for the rest of the row */
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The 5-point stencil on an N x N grid, natural ordering. */
+static PetscErrorCode MatrixStencil5(const char *name, PetscInt N, TestMatrix *M)
+{
+  const PetscInt n = N * N;
+  PetscInt      *len;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n, &len));
+  for (PetscInt i = 0; i < n; i++) len[i] = 1 + (i % N > 0) + (i % N < N - 1) + (i >= N) + (i < n - N);
+  PetscCall(MatrixFromLengths(name, n, n, len, M));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt *col = M->aj + M->ai[i], p = 0;
+
+    if (i >= N) col[p++] = i - N;
+    if (i % N > 0) col[p++] = i - 1;
+    col[p++] = i;
+    if (i % N < N - 1) col[p++] = i + 1;
+    if (i < n - N) col[p++] = i + N;
+  }
   PetscCall(PetscFree(len));
   PetscFunctionReturn(0);
 }
@@ -270,7 +316,9 @@ static PetscErrorCode CheckAllProducts(PCSRDevice dev, const TestMatrix *M, Work
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode RunMatrix(TestMatrix *M)
+/* every_k: the SpMM at every k from 1 to 17 (each column-tile remainder of the short-row
+   kernel), then the wider ones of the few k used otherwise. */
+static PetscErrorCode RunMatrix(TestMatrix *M, PetscBool every_k)
 {
   PCSRDevice     dev;
   Work           w;
@@ -292,7 +340,11 @@ static PetscErrorCode RunMatrix(TestMatrix *M)
   PetscCall(PCSRDeviceCopyValues(dev, M->ai, M->aa));
   PetscCall(CheckAllProducts(dev, M, &w, ", after new values"));
 
-  for (PetscInt i = 0; i < nks; i++) {
+  for (PetscInt k = 1; every_k && k <= 17; k++) {
+    PetscCall(CheckSpMM(dev, M, k, PETSC_FALSE));
+    PetscCall(CheckSpMM(dev, M, k, PETSC_TRUE));
+  }
+  for (PetscInt i = every_k ? 4 : 0; i < nks; i++) {
     PetscCall(CheckSpMM(dev, M, ks[i], PETSC_FALSE));
     PetscCall(CheckSpMM(dev, M, ks[i], PETSC_TRUE));
   }
@@ -351,71 +403,71 @@ static PetscErrorCode RunAll(void)
   PetscCall(PetscCalloc1(200001, &len));
 
   PetscCall(MatrixFromLengths("0 x 0", 0, 0, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   for (PetscInt i = 0; i < 7; i++) len[i] = 0;
   PetscCall(MatrixFromLengths("no nonzeros", 7, 5, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(MatrixFromLengths("0 rows", 0, 9, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   for (PetscInt i = 0; i < 9; i++) len[i] = 3; /* capped at 0 columns */
   PetscCall(MatrixFromLengths("0 columns", 9, 0, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   len[0] = 1;
   PetscCall(MatrixFromLengths("1 x 1", 1, 1, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   len[0] = 1000;
   PetscCall(MatrixFromLengths("one row", 1, 1000, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(MatrixRandom("wide, empty rows", 300, 1000, 1, 40, LEN_SOME_EMPTY, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(MatrixRandom("tall, empty rows", 1000, 300, 1, 40, LEN_SOME_EMPTY, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(MatrixRandom("tall, one column", 5000, 1, 0, 1, LEN_UNIFORM, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(MatrixRandom("regular 8..64", 20000, 20000, 8, 64, LEN_UNIFORM, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   len[0] = 100000;
   PetscCall(MatrixFromLengths("one row of 100000", 1, 200000, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   /* the long row among empty ones: the paper kernel's block holds it with 255 empty rows */
   for (PetscInt i = 0; i < 600; i++) len[i] = i == 300 ? 100000 : 0;
   PetscCall(MatrixFromLengths("100000 among empty rows", 600, 100000, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   n = 20000;
   for (PetscInt i = 0; i < n; i++) len[i] = RandInt(31);
   len[17] = len[9000] = len[n - 1] = 50000;
   PetscCall(MatrixFromLengths("short rows + 3 of 50000", n, 60000, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   n = 50000; /* power law: P(len > L) ~ L^-1.2, lengths 1..50000 */
   for (PetscInt i = 0; i < n; i++) len[i] = (PetscInt)PetscMin(50000.0, floor(pow(1.0 - RandUnit(), -1.0 / 1.2)));
   PetscCall(MatrixFromLengths("power law", n, n, len, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
   PetscCall(MatrixDestroy(&M));
 
   { /* lengths at the adaptive window (2048) and long-row chunk (16384) boundaries */
@@ -424,12 +476,31 @@ static PetscErrorCode RunAll(void)
     n = (PetscInt)(sizeof(edge) / sizeof(edge[0]));
     for (PetscInt i = 0; i < n; i++) len[i] = edge[i];
     PetscCall(MatrixFromLengths("window/chunk boundaries", n, 40000, len, &M));
-    PetscCall(RunMatrix(&M));
+    PetscCall(RunMatrix(&M, PETSC_FALSE));
     PetscCall(MatrixDestroy(&M));
   }
 
   PetscCall(MatrixRandom("many empty-ish rows", 300000, 1000, 0, 1, LEN_SOME_EMPTY, &M));
-  PetscCall(RunMatrix(&M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
+  PetscCall(MatrixDestroy(&M));
+
+  /* transposed copy: a few columns of 60000 entries (rows of A^T cut into chunks), and
+     power-law column counts */
+  PetscCall(MatrixSkewedColumns("dense columns", 60000, 60000, 2, 8, 12.0, &M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
+  PetscCall(MatrixDestroy(&M));
+
+  PetscCall(MatrixSkewedColumns("power-law columns", 50000, 50000, 1, 12, 3.0, &M));
+  PetscCall(RunMatrix(&M, PETSC_FALSE));
+  PetscCall(MatrixDestroy(&M));
+
+  /* short rows: the SpMM's thread-per-row kernel at every k */
+  PetscCall(MatrixStencil5("5-point stencil 150", 150, &M));
+  PetscCall(RunMatrix(&M, PETSC_TRUE));
+  PetscCall(MatrixDestroy(&M));
+
+  PetscCall(MatrixRandom("short rows, empty rows", 7000, 9000, 1, 9, LEN_SOME_EMPTY, &M));
+  PetscCall(RunMatrix(&M, PETSC_TRUE));
   PetscCall(MatrixDestroy(&M));
 
   PetscCall(PetscFree(len));
