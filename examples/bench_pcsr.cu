@@ -276,7 +276,7 @@ static PetscErrorCode BenchDevice(Bench *b, const BenchCSR *A, BenchResult *r, P
   PetscCall(GpuMatsCUDAMalloc((void **)&b->xt, (size_t)A->nrows * sizeof(double), "transpose x"));
   PetscCall(GpuMatsCUDAMalloc((void **)&b->yt, (size_t)A->ncols * sizeof(double), "transpose y"));
   PetscCall(GpuMatsCUDACopyToDevice(b->x, hx, (size_t)A->ncols * sizeof(double)));
-  PetscCall(GpuMatsCUDACopyToDevice(b->xt, hxt, (size_t)A->nrows * sizeof(double)));
+  if (transpose) PetscCall(GpuMatsCUDACopyToDevice(b->xt, hxt, (size_t)A->nrows * sizeof(double))); /* hxt exists only with -transpose */
   PetscCall(GpuMatsCUDASynchronize());
   PetscCall(PetscTime(&t0));
   PetscCall(PCSRDeviceCreateFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, &b->dev));
