@@ -35,58 +35,6 @@ static PetscErrorCode PCSRViewBlock(Mat B, const char *which, PetscViewer viewer
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PCSRSettings *PCSRSettingsOfMPI(Mat A)
-{
-  void *s = NULL;
-
-  (void)GpuMatsMPIShadowGetSettings(A, &s);
-  return (PCSRSettings *)s;
-}
-
-static PetscErrorCode MatPCSRSetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel kernel)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->kernel = kernel;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = PCSRSettingsOfMPI(A)->kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose mode)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->transpose = mode;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose *mode)
-{
-  PetscFunctionBegin;
-  *mode = PCSRSettingsOfMPI(A)->transpose;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition partition)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->partition = partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition *partition)
-{
-  PetscFunctionBegin;
-  *partition = PCSRSettingsOfMPI(A)->partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatPCSRGetInfo_MPIAIJPCSR(Mat A, MatPCSRInfo *info)
 {
   Mat Ad;
@@ -215,12 +163,13 @@ PetscErrorCode MatPCSRCreateRedistributed(Mat A, MatPCSRPartition partition, Mat
 /* MatLoad into a matrix whose local sizes the caller left to PETSc honours the partition. */
 static PetscErrorCode MatLoad_MPIAIJPCSR(Mat A, PetscViewer viewer)
 {
-  Mat_MPIAIJShadow *c         = (Mat_MPIAIJShadow *)A->spptr;
-  PetscBool         choose    = A->rmap->n < 0 && A->cmap->n < 0 ? PETSC_TRUE : PETSC_FALSE;
-  MatPCSRPartition  partition = PCSRSettingsOfMPI(A)->partition;
+  Mat_MPIAIJShadow *c      = (Mat_MPIAIJShadow *)A->spptr;
+  PetscBool         choose = A->rmap->n < 0 && A->cmap->n < 0 ? PETSC_TRUE : PETSC_FALSE;
+  MatPCSRPartition  partition;
   Mat               B;
 
   PetscFunctionBegin;
+  PetscCall(MatPCSRGetPartition(A, &partition));
   PetscCall((*c->parent.load)(A, viewer));
   if (!choose || partition == MAT_PCSR_PARTITION_ROWS) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatPCSRCreateRedistributed(A, partition, &B));
@@ -231,12 +180,7 @@ static PetscErrorCode MatLoad_MPIAIJPCSR(Mat A, PetscViewer viewer)
 static PetscErrorCode PCSRComposeMPI(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_MPIAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_MPIAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_MPIAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_MPIAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetPartition_C", set ? MatPCSRSetPartition_MPIAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetPartition_C", set ? MatPCSRGetPartition_MPIAIJPCSR : NULL));
+  PetscCall(MatPCSRComposeSettings(A, set, PETSC_TRUE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_MPIAIJPCSR : NULL));
   if (set) A->ops->load = MatLoad_MPIAIJPCSR;
   PetscFunctionReturn(PETSC_SUCCESS);

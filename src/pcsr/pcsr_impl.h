@@ -38,4 +38,5 @@ PETSC_INTERN PetscErrorCode PCSRSettingsFromOptions(Mat, PCSRSettings *, PetscBo
 PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqAIJPCSR(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatView_SeqAIJPCSR(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat, MatPCSRInfo *);
-PETSC_INTERN PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat, PetscBool);
+/* MatPCSRSet/GetKernel, Set/GetTranspose (and Set/GetPartition for the MPI type) on A */
+PETSC_INTERN PetscErrorCode MatPCSRComposeSettings(Mat, PetscBool set, PetscBool mpi);

@@ -73,38 +73,106 @@ PetscErrorCode MatPCSRGetInfo(Mat A, MatPCSRInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- the sequential implementations ---- */
+/* ---- the implementations, one for the sequential and the MPI type ---- */
 
-static PCSRSettings *PCSRSettingsOfSeq(Mat A)
+/* The settings of a pcsr matrix: its own (sequential), or the ones the MPI wrapper
+   keeps for its blocks. */
+static PetscErrorCode PCSRGetSettings(Mat A, PCSRSettings **s)
 {
-  return &((Mat_SeqAIJPCSR *)A->spptr)->settings;
-}
+  PetscBool mpi;
 
-static PetscErrorCode MatPCSRSetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel kernel)
-{
   PetscFunctionBegin;
-  PCSRSettingsOfSeq(A)->kernel = kernel;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJPCSR, &mpi));
+  if (mpi) PetscCall(GpuMatsMPIShadowGetSettings(A, (void **)s));
+  else *s = &((Mat_SeqAIJPCSR *)A->spptr)->settings;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRGetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel *kernel)
+/* An assembled MPI matrix passes new settings on to its blocks. */
+static PetscErrorCode PCSRSettingsChanged(Mat A)
 {
+  PetscBool mpi;
+
   PetscFunctionBegin;
-  *kernel = PCSRSettingsOfSeq(A)->kernel;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJPCSR, &mpi));
+  if (mpi && A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRSetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose mode)
+static PetscErrorCode MatPCSRSetKernel_PCSR(Mat A, MatPCSRKernel kernel)
 {
+  PCSRSettings *s;
+
   PetscFunctionBegin;
-  PCSRSettingsOfSeq(A)->transpose = mode;
+  PetscCall(PCSRGetSettings(A, &s));
+  s->kernel = kernel;
+  PetscCall(PCSRSettingsChanged(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRGetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose *mode)
+static PetscErrorCode MatPCSRGetKernel_PCSR(Mat A, MatPCSRKernel *kernel)
+{
+  PCSRSettings *s;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetSettings(A, &s));
+  *kernel = s->kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRSetTranspose_PCSR(Mat A, MatPCSRTranspose mode)
+{
+  PCSRSettings *s;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetSettings(A, &s));
+  s->transpose = mode;
+  PetscCall(PCSRSettingsChanged(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRGetTranspose_PCSR(Mat A, MatPCSRTranspose *mode)
+{
+  PCSRSettings *s;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetSettings(A, &s));
+  *mode = s->transpose;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the partition applies where rows are distributed: the MPI type only */
+static PetscErrorCode MatPCSRSetPartition_PCSR(Mat A, MatPCSRPartition partition)
+{
+  PCSRSettings *s;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetSettings(A, &s));
+  s->partition = partition;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRGetPartition_PCSR(Mat A, MatPCSRPartition *partition)
+{
+  PCSRSettings *s;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetSettings(A, &s));
+  *partition = s->partition;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatPCSRComposeSettings(Mat A, PetscBool set, PetscBool mpi)
 {
   PetscFunctionBegin;
-  *mode = PCSRSettingsOfSeq(A)->transpose;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_PCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_PCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_PCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_PCSR : NULL));
+  if (mpi) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetPartition_C", set ? MatPCSRSetPartition_PCSR : NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetPartition_C", set ? MatPCSRGetPartition_PCSR : NULL));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -138,16 +206,6 @@ PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat A, MatPCSRInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat A, PetscBool set)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_SeqAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_SeqAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_SeqAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_SeqAIJPCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_SeqAIJPCSR : NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode MatPCSRView_Info(Mat A, PetscViewer viewer)
 {
