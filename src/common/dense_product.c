@@ -247,6 +247,12 @@ PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat C)
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_SeqAIJShadow_SeqDense;
-  else PetscCall(GpuMatsProductSetFromOptions_Parent(C, MATSEQAIJ));
+  else {
+    PetscBool aij;
+
+    /* an AIJ shadow has AIJ's code for the other products; a type of its own has none (PETSc then says so) */
+    PetscCall(PetscStrbeginswith(((PetscObject)C->product->A)->type_name, MATSEQAIJ, &aij));
+    if (aij) PetscCall(GpuMatsProductSetFromOptions_Parent(C, MATSEQAIJ));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
-/* The operations every AIJ shadow format shares: the four multiplies on the host
-   or the device (vectors staged when they live on the host), the backend
-   setters, BindToCPU, and installing all of it on a MATSEQAIJ. */
+/* The operations every format shares: the four multiplies on the host or the
+   device (vectors staged when they live on the host), the backend setters,
+   BindToCPU, A times a dense matrix, and installing all of it on a MATSEQAIJ
+   (the shadow formats) or on a type of its own (diag). */
 #include "common/gpumats_impl.h"
 
 PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogDouble flops)
@@ -155,14 +156,12 @@ static PetscErrorCode GpuMatsShadowCompose(Mat A, const char *seqtype, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const char *seqtype)
+PetscErrorCode GpuMatsInstallMultiplies(Mat B, const GpuMatsShadowOps *ops, const char *seqtype)
 {
   GpuMatsShadow *s = GpuMatsShadowOf(B);
 
   PetscFunctionBegin;
-  s->parent  = *B->ops;
   s->ops     = ops;
-  s->built   = PETSC_FALSE;
   s->backend = GPUMATS_BACKEND_AUTO;
 
   B->ops->mult             = MatMult_SeqAIJShadow;
@@ -179,18 +178,34 @@ PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
+PetscErrorCode GpuMatsUninstallMultiplies(Mat B, const char *seqtype)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsShadowCompose(B, seqtype, PETSC_FALSE));
+#if GPUMATS_HAVE_CUDA
+  PetscCall(GpuMatsStageFree(&GpuMatsShadowOf(B)->stage_x));
+  PetscCall(GpuMatsStageFree(&GpuMatsShadowOf(B)->stage_y));
+  PetscCall(GpuMatsStageFree(&GpuMatsShadowOf(B)->stage_z));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const char *seqtype)
 {
   GpuMatsShadow *s = GpuMatsShadowOf(B);
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsShadowCompose(B, seqtype, PETSC_FALSE));
-#if GPUMATS_HAVE_CUDA
-  PetscCall(GpuMatsStageFree(&s->stage_x));
-  PetscCall(GpuMatsStageFree(&s->stage_y));
-  PetscCall(GpuMatsStageFree(&s->stage_z));
-#endif
-  *B->ops = s->parent;
+  s->parent = *B->ops;
+  s->built  = PETSC_FALSE;
+  PetscCall(GpuMatsInstallMultiplies(B, ops, seqtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsUninstallMultiplies(B, seqtype));
+  *B->ops = GpuMatsShadowOf(B)->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
