@@ -42,6 +42,19 @@ typedef enum {
   MAT_PCSR_PARTITION_NNZ  = 1  /* equal nonzeros */
 } MatPCSRPartition;
 
+/* Diagonal storage, HM and CDM schemes (Haque, Parvez, Hossain 2024): a type of its own,
+   not an AIJ subclass (PETSc's MATDIAGONAL, "diagonal", is another thing) */
+#define MATDIAG    "diag"
+#define MATSEQDIAG "seqdiag"
+#define MATMPIDIAG "mpidiag"
+
+/* How the diagonals are stored */
+typedef enum {
+  MAT_DIAG_SCHEME_AUTO = 0, /* CDM when square and its padding is small (at most 20% more values than HM), else HM */
+  MAT_DIAG_SCHEME_HM   = 1, /* only the nonzero diagonals, each of its own length: any shape, any offsets */
+  MAT_DIAG_SCHEME_CDM  = 2  /* compact diagonals a(i, (i+k) mod n), each of length n: square, banded */
+} MatDiagScheme;
+
 /* Where the multiplies run */
 typedef enum {
   GPUMATS_BACKEND_AUTO = 0, /* CUDA when built with it and a device is present, else host */
@@ -92,6 +105,23 @@ typedef struct {
   PetscBool     on_device;
 } MatPCSRInfo;
 PETSC_EXTERN PetscErrorCode MatPCSRGetInfo(Mat, MatPCSRInfo *);
+
+/* The scheme and the largest ratio of stored values to nonzeros accepted (default 3),
+   used when the diagonals are found: at the first assembly, a conversion or a load.
+   Setting another scheme on an assembled matrix converts it. */
+PETSC_EXTERN PetscErrorCode MatDiagSetScheme(Mat, MatDiagScheme);
+PETSC_EXTERN PetscErrorCode MatDiagGetScheme(Mat, MatDiagScheme *);
+PETSC_EXTERN PetscErrorCode MatDiagSetMaxFill(Mat, PetscReal);
+
+/* Statistics of a diag matrix (sequential, or the local diagonal block) */
+typedef struct {
+  MatDiagScheme scheme; /* HM or CDM once assembled */
+  PetscInt      ndiag, min_offset, max_offset; /* offsets j - i (HM); compact k (CDM) */
+  PetscInt64    entries, stored, padding;      /* entries of the pattern, values stored, stored - entries */
+  PetscInt64    bytes_device;
+  PetscBool     on_device; /* the values are current on the device */
+} MatDiagInfo;
+PETSC_EXTERN PetscErrorCode MatDiagGetInfo(Mat, MatDiagInfo *);
 
 PETSC_EXTERN PetscErrorCode MatGpuMatsSetBackend(Mat, GpuMatsBackend);
 PETSC_EXTERN PetscErrorCode MatGpuMatsGetBackend(Mat, GpuMatsBackend *);

@@ -43,10 +43,12 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJPCSR, MatCreate_SeqAIJPCSR));
   PetscCall(MatRegister(MATMPIAIJPCSR, MatCreate_MPIAIJPCSR));
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
+  PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
+  PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
   PetscCall(PetscLogEventRegister("GpuMatsBuild", MAT_CLASSID, &GPUMATS_FormatBuild));
   PetscCall(PetscLogEventRegister("GpuMatsUpload", MAT_CLASSID, &GPUMATS_FormatUpload));
   PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));
-  PetscCall(PetscInfo(NULL, "gpumats %s registered %s and %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, MATPCSR, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));
+  PetscCall(PetscInfo(NULL, "gpumats %s registered %s, %s and %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, MATPCSR, MATDIAG, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -38,7 +38,9 @@ typedef struct {
 #endif
 } GpuMatsShadowOps;
 
-/* The first member of every shadow format's context (A->spptr) */
+/* The first member of every format's context (A->spptr).  The diag type, which is
+   not an AIJ shadow, uses it for the multiplies only (parent and the state fields
+   unused). */
 typedef struct {
   struct _MatOps          parent;       /* AIJ's ops as they were before the format took over */
   const GpuMatsShadowOps *ops;
@@ -63,6 +65,10 @@ PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
    functions, BindToCPU.  Uninstall undoes it (the caller frees its context after). */
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsShadowOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
+/* What Install does but saving the parent's ops: the multiplies, backend, dense
+   product and BindToCPU of a type of its own whose spptr starts with a GpuMatsShadow. */
+PETSC_INTERN PetscErrorCode GpuMatsInstallMultiplies(Mat, const GpuMatsShadowOps *, const char *seqtype);
+PETSC_INTERN PetscErrorCode GpuMatsUninstallMultiplies(Mat, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowSetBackend(Mat, GpuMatsBackend);
 PETSC_INTERN PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode GpuMatsBecomeAIJ(Mat, MatType);
@@ -137,4 +143,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatRe
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;

@@ -83,22 +83,44 @@ static DiagStatus DiagAllocate(DiagScheme scheme, PetscInt m, PetscInt n, PetscI
   return fmt->val ? DIAG_OK : DIAG_ERR_MEMORY;
 }
 
-/* The offsets marked in present[] (slot d + m - 1 for HM, k for CDM), in a new array;
-   present is freed. */
-static DiagStatus DiagOffsetsPresent(DiagScheme scheme, PetscInt m, PetscInt range, char *present, PetscInt *ndiag, PetscInt **offset)
+/* The offsets marked in present[] (slot d + m - 1 for HM, k for CDM), in a new array. */
+static DiagStatus DiagOffsetsPresent(DiagScheme scheme, PetscInt m, PetscInt range, const unsigned char *present, PetscInt *ndiag, PetscInt **offset)
 {
   *ndiag = 0;
-  for (PetscInt r = 0; r < range; r++) *ndiag += present[r];
+  for (PetscInt r = 0; r < range; r++) *ndiag += present[r] != 0;
   *offset = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)PetscMax(*ndiag, 1));
-  if (!*offset) {
-    free(present);
-    return DIAG_ERR_MEMORY;
-  }
+  if (!*offset) return DIAG_ERR_MEMORY;
   *ndiag = 0;
   for (PetscInt r = 0; r < range; r++)
     if (present[r]) (*offset)[(*ndiag)++] = scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
-  free(present);
   return DIAG_OK;
+}
+
+/* The format with the diagonals marked in present[] (CDM: the marks are the parts), values zero. */
+static DiagStatus DiagAllocatePresent(DiagScheme scheme, PetscInt m, PetscInt n, PetscInt range, const unsigned char *present, DiagFormat *fmt)
+{
+  PetscInt  *offset, ndiag;
+  DiagStatus st;
+
+  memset(fmt, 0, sizeof(*fmt));
+  st = DiagOffsetsPresent(scheme, m, range, present, &ndiag, &offset);
+  if (st == DIAG_OK) st = DiagAllocate(scheme, m, n, ndiag, offset, fmt);
+  else free(offset);
+  if (st == DIAG_OK && scheme == DIAG_SCHEME_CDM) {
+    fmt->part = (unsigned char *)malloc((size_t)PetscMax(ndiag, 1));
+    if (!fmt->part) st = DIAG_ERR_MEMORY;
+    else
+      for (PetscInt t = 0; t < ndiag; t++) fmt->part[t] = present[fmt->offset[t]];
+  }
+  if (st != DIAG_OK) DiagFormatFree(fmt);
+  return st;
+}
+
+/* Mark the diagonal of entry (i, j) of an m x n matrix (CDM: with its part). */
+static void DiagMark(DiagScheme scheme, PetscInt m, PetscInt n, PetscInt i, PetscInt j, unsigned char *present)
+{
+  if (scheme == DIAG_SCHEME_HM) present[j - i + m - 1] = 1;
+  else present[DiagOffsetOf(scheme, n, i, j)] |= j >= i ? DIAG_PART_UPPER : DIAG_PART_LOWER;
 }
 
 PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset)
@@ -119,14 +141,13 @@ PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset)
 DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt)
 {
   const PetscInt range = scheme == DIAG_SCHEME_HM ? m + n : n; /* offsets d + m - 1 in [0, m + n - 1) (HM), k in [0, n) */
-  char          *present;
-  PetscInt      *offset, ndiag = 0;
+  unsigned char *present;
   DiagStatus     st;
 
   memset(fmt, 0, sizeof(*fmt));
   if (stored) *stored = 0;
   if (m < 0 || n < 0 || (scheme == DIAG_SCHEME_CDM && m != n)) return DIAG_ERR_ARGUMENT;
-  present = (char *)calloc((size_t)PetscMax(range, 1), 1);
+  present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
   if (!present) return DIAG_ERR_MEMORY;
   for (PetscInt i = 0; i < m; i++) {
     for (PetscInt p = ai[i]; p < ai[i + 1]; p++) {
@@ -134,19 +155,23 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
         free(present);
         return DIAG_ERR_ARGUMENT;
       }
-      present[scheme == DIAG_SCHEME_HM ? aj[p] - i + m - 1 : DiagOffsetOf(scheme, n, i, aj[p])] = 1;
+      DiagMark(scheme, m, n, i, aj[p], present);
     }
   }
-  st = DiagOffsetsPresent(scheme, m, range, present, &ndiag, &offset); /* frees present */
+  st = DiagAllocatePresent(scheme, m, n, range, present, fmt);
+  free(present);
   if (st != DIAG_OK) return st;
-  st = DiagAllocate(scheme, m, n, ndiag, offset, fmt);
   fmt->nnz = m ? (PetscInt64)ai[m] - ai[0] : 0;
-  if (st == DIAG_OK && stored) *stored = fmt->start[ndiag];
-  if (st == DIAG_OK && max_fill > 0 && (double)fmt->start[ndiag] > max_fill * (double)PetscMax(fmt->nnz, 1)) st = DIAG_ERR_TOO_SPREAD;
-  if (st != DIAG_OK) {
+  if (stored) *stored = fmt->start[fmt->ndiag];
+  if (max_fill > 0 && (double)fmt->start[fmt->ndiag] > max_fill * (double)PetscMax(fmt->nnz, 1)) {
+    const PetscInt   ndiag = fmt->ndiag;
+    const PetscInt64 nnz   = fmt->nnz;
+
     DiagFormatFree(fmt);
-    return st;
+    fmt->ndiag = ndiag, fmt->nnz = nnz; /* for the caller's message */
+    return DIAG_ERR_TOO_SPREAD;
   }
+  if (!aa) return DIAG_OK; /* the structure only */
   for (PetscInt i = 0; i < m; i++) {
     for (PetscInt p = ai[i]; p < ai[i + 1]; p++) {
       const PetscInt d = DiagOffsetOf(scheme, n, i, aj[p]), t = DiagFind(fmt, d);
@@ -157,8 +182,126 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
   return DIAG_OK;
 }
 
+DiagStatus DiagChooseScheme(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm)
+{
+  unsigned char *present = (unsigned char *)calloc((size_t)PetscMax(m + n, 1), 1);
+
+  *scheme = DIAG_SCHEME_HM;
+  *hm = 0, *cdm = -1;
+  if (!present) return DIAG_ERR_MEMORY;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt p = ai[i]; p < ai[i + 1]; p++)
+      if (aj[p] >= 0 && aj[p] < n) present[aj[p] - i + m - 1] = 1;
+  if (m == n) *cdm = 0;
+  for (PetscInt d = -(m - 1); d < n; d++) {
+    if (!present[d + m - 1]) continue;
+    *hm += DiagHMLength(m, n, d);
+    if (m == n && (d <= 0 || !present[d - n + m - 1])) *cdm += n; /* compact diagonal (d mod n), counted once */
+  }
+  free(present);
+  if (m == n && (double)*cdm <= (1.0 + DIAG_CDM_MAX_EXTRA) * (double)*hm) *scheme = DIAG_SCHEME_CDM;
+  return DIAG_OK;
+}
+
+PetscInt64 DiagPatternSize(const DiagFormat *f)
+{
+  PetscInt64 size = 0;
+
+  if (f->scheme == DIAG_SCHEME_HM) return f->start[f->ndiag];
+  for (PetscInt t = 0; t < f->ndiag; t++) {
+    const PetscInt k = f->offset[t];
+
+    if (f->part[t] & DIAG_PART_UPPER) size += f->ncols - k;
+    if (f->part[t] & DIAG_PART_LOWER) size += k;
+  }
+  return size;
+}
+
+DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst)
+{
+  const size_t nd = (size_t)PetscMax(src->ndiag, 1), nv = (size_t)PetscMax(src->start[src->ndiag], 1);
+
+  *dst        = *src;
+  dst->offset = (PetscInt *)malloc(sizeof(PetscInt) * nd);
+  dst->start  = (PetscInt64 *)malloc(sizeof(PetscInt64) * (nd + 1));
+  dst->val    = (PetscScalar *)malloc(sizeof(PetscScalar) * nv);
+  dst->part   = src->part ? (unsigned char *)malloc(nd) : NULL;
+  if (!dst->offset || !dst->start || !dst->val || (src->part && !dst->part)) {
+    DiagFormatFree(dst);
+    return DIAG_ERR_MEMORY;
+  }
+  memcpy(dst->offset, src->offset, sizeof(PetscInt) * (size_t)src->ndiag);
+  memcpy(dst->start, src->start, sizeof(PetscInt64) * (size_t)(src->ndiag + 1));
+  memcpy(dst->val, src->val, sizeof(PetscScalar) * (size_t)src->start[src->ndiag]);
+  if (src->part) memcpy(dst->part, src->part, (size_t)src->ndiag);
+  return DIAG_OK;
+}
+
+DiagStatus DiagFormatTranspose(const DiagFormat *A, DiagFormat *At)
+{
+  const PetscInt n = A->ncols, range = A->scheme == DIAG_SCHEME_HM ? A->nrows + A->ncols : n;
+  unsigned char *present;
+  DiagStatus     st;
+
+  memset(At, 0, sizeof(*At));
+  present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
+  if (!present) return DIAG_ERR_MEMORY;
+  for (PetscInt t = 0; t < A->ndiag; t++) {
+    const PetscInt d = A->offset[t];
+
+    if (A->scheme == DIAG_SCHEME_HM) present[-d + n - 1] = 1; /* At is n x m: slot -d + n - 1 */
+    else present[(n - d) % n] = (unsigned char)(d ? ((A->part[t] & DIAG_PART_UPPER) ? DIAG_PART_LOWER : 0) | ((A->part[t] & DIAG_PART_LOWER) ? DIAG_PART_UPPER : 0) : A->part[t]);
+  }
+  st = DiagAllocatePresent(A->scheme, A->ncols, A->nrows, range, present, At);
+  free(present);
+  if (st != DIAG_OK) return st;
+  At->nnz = A->nnz;
+  for (PetscInt t = 0; t < At->ndiag; t++) {
+    const PetscInt     d = At->offset[t], s = DiagFind(A, A->scheme == DIAG_SCHEME_HM ? -d : (n - d) % n);
+    const PetscScalar *v = A->val + A->start[s];
+    PetscScalar       *w = At->val + At->start[t];
+
+    if (A->scheme == DIAG_SCHEME_HM) memcpy(w, v, sizeof(PetscScalar) * (size_t)(At->start[t + 1] - At->start[t]));
+    else {
+      memcpy(w, v + d, sizeof(PetscScalar) * (size_t)(n - d)); /* w[i] = v[(i + d) mod n] */
+      memcpy(w + n - d, v, sizeof(PetscScalar) * (size_t)d);
+    }
+  }
+  return DIAG_OK;
+}
+
+DiagStatus DiagFormatWithDiagonals(const DiagFormat *A, PetscInt nextra, const PetscInt *extra, const unsigned char *extra_part, DiagFormat *out)
+{
+  const PetscInt m = A->nrows, n = A->ncols, range = A->scheme == DIAG_SCHEME_HM ? m + n : n;
+  unsigned char *present;
+  DiagStatus     st;
+
+  memset(out, 0, sizeof(*out));
+  present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
+  if (!present) return DIAG_ERR_MEMORY;
+  for (PetscInt t = 0; t < A->ndiag; t++) present[A->scheme == DIAG_SCHEME_HM ? A->offset[t] + m - 1 : A->offset[t]] |= A->part ? A->part[t] : 1;
+  for (PetscInt t = 0; t < nextra; t++) {
+    const PetscInt d = extra[t];
+
+    if (A->scheme == DIAG_SCHEME_HM) {
+      if (DiagHMLength(m, n, d) > 0) present[d + m - 1] = 1;
+    } else if (d >= 0 && d < n) present[d] |= extra_part ? extra_part[t] : (DIAG_PART_UPPER | DIAG_PART_LOWER);
+  }
+  st = DiagAllocatePresent(A->scheme, m, n, range, present, out);
+  free(present);
+  if (st != DIAG_OK) return st;
+  out->nnz = A->nnz;
+  for (PetscInt t = 0; t < A->ndiag; t++) {
+    const PetscInt u = DiagFind(out, A->offset[t]);
+
+    memcpy(out->val + out->start[u], A->val + A->start[t], sizeof(PetscScalar) * (size_t)(A->start[t + 1] - A->start[t]));
+  }
+  return DIAG_OK;
+}
+
 void DiagFormatFree(DiagFormat *fmt)
 {
+  free(fmt->part);
   free(fmt->offset);
   free(fmt->start);
   free(fmt->val);
@@ -207,31 +350,58 @@ void DiagMultTransposeHost(const DiagFormat *f, const PetscScalar *x, const Pets
   DiagApplyHost(f, 1, x, y0, y);
 }
 
+void DiagSpMMHost(const DiagFormat *f, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
+{
+  for (PetscInt c = 0; c < k; c++) DiagApplyHost(f, 0, B + (size_t)c * ldb, add ? C + (size_t)c * ldc : NULL, C + (size_t)c * ldc);
+}
+
+/* The HM offsets of the diagonals of f that hold entries (CDM: each present part). */
+static PetscInt DiagEntryOffsets(const DiagFormat *f, PetscInt *d)
+{
+  PetscInt nd = 0;
+
+  for (PetscInt t = 0; t < f->ndiag; t++) {
+    if (f->scheme == DIAG_SCHEME_HM) d[nd++] = f->offset[t];
+    else {
+      if (f->part[t] & DIAG_PART_UPPER) d[nd++] = f->offset[t];
+      if (f->part[t] & DIAG_PART_LOWER) d[nd++] = f->offset[t] - f->ncols;
+    }
+  }
+  return nd;
+}
+
 DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFormat *C)
 {
   const DiagScheme scheme = A->scheme;
   const PetscInt   m = A->nrows, n = B->ncols, range = scheme == DIAG_SCHEME_HM ? m + n : n;
-  char            *present;
-  PetscInt        *offset, ndiag = 0;
+  unsigned char   *present;
+  PetscInt        *da, *db, nda, ndb;
   DiagStatus       st;
 
   memset(C, 0, sizeof(*C));
   if (A->scheme != B->scheme || A->ncols != B->nrows) return DIAG_ERR_INCOMPATIBLE;
-  present = (char *)calloc((size_t)PetscMax(range, 1), 1);
-  if (!present) return DIAG_ERR_MEMORY;
-  for (PetscInt s = 0; s < A->ndiag; s++) {
-    for (PetscInt t = 0; t < B->ndiag; t++) {
-      if (scheme == DIAG_SCHEME_HM) {
-        const PetscInt d = A->offset[s] + B->offset[t];
-
-        if (DiagHMLength(m, n, d) > 0) present[d + m - 1] = 1;
-      } else present[(A->offset[s] + B->offset[t]) % n] = 1;
-    }
+  present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
+  da      = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)(2 * A->ndiag + 1));
+  db      = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)(2 * B->ndiag + 1));
+  if (!present || !da || !db) {
+    free(present), free(da), free(db);
+    return DIAG_ERR_MEMORY;
   }
-  st = DiagOffsetsPresent(scheme, m, range, present, &ndiag, &offset); /* frees present */
-  if (st != DIAG_OK) return st;
-  st = DiagAllocate(scheme, m, n, ndiag, offset, C);
-  if (st != DIAG_OK) DiagFormatFree(C);
+  /* the diagonals of C that can hold an entry: dA + dB over the diagonals of A and B that hold
+     entries, within C's shape (CDM: compact diagonal (dA + dB) mod n, in the part of its sign) */
+  nda = DiagEntryOffsets(A, da);
+  ndb = DiagEntryOffsets(B, db);
+  for (PetscInt s = 0; s < nda; s++)
+    for (PetscInt t = 0; t < ndb; t++) {
+      const PetscInt d = da[s] + db[t];
+
+      if (DiagHMLength(m, n, d) <= 0) continue;
+      if (scheme == DIAG_SCHEME_HM) present[d + m - 1] = 1;
+      else present[(d + n) % n] |= d >= 0 ? DIAG_PART_UPPER : DIAG_PART_LOWER;
+    }
+  free(da), free(db);
+  st = DiagAllocatePresent(scheme, m, n, range, present, C);
+  free(present);
   return st;
 }
 
@@ -260,6 +430,7 @@ void DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat
       } else {
         const PetscInt n = A->nrows, tc = DiagFind(C, (da + db) % n);
 
+        if (tc < 0) continue; /* only padding meets there */
         for (PetscInt i = 0; i < n; i++) C->val[C->start[tc] + i] += av[i] * bv[(i + da) % n];
       }
     }

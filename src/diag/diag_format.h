@@ -14,7 +14,11 @@
    CDM (compact diagonals): compact diagonal k, 0 <= k < n, holds a(i, (i+k) mod n)
    for i = 0..n-1, i.e. superdiagonal k stacked on subdiagonal n-k; only compact
    diagonals holding a nonzero are stored, by ascending k, each of length n (the
-   slots of the diagonal that are not in the pattern are zeros).  Square only.
+   slots of the diagonal that are not in the pattern are zeros).  Square only.  Each
+   stored compact diagonal k remembers which of its two parts hold entries of the
+   pattern (DIAG_PART_UPPER: superdiagonal k, rows i < n - k, the main diagonal for
+   k = 0; DIAG_PART_LOWER: subdiagonal n - k, rows i >= n - k): the slots of an absent
+   part are padding, stored but never entries of the matrix.
 
    The transpose needs no data movement: diagonal d of A is diagonal -d of A^T
    (HM); compact diagonal k of A read from row (i+k) mod n is compact diagonal
@@ -39,6 +43,9 @@ typedef enum {
   DIAG_ERR_INCOMPATIBLE /* a product of matrices whose sizes or schemes do not match */
 } DiagStatus;
 
+#define DIAG_PART_UPPER 1
+#define DIAG_PART_LOWER 2
+
 typedef struct {
   DiagScheme   scheme;
   PetscInt     nrows, ncols;
@@ -47,6 +54,7 @@ typedef struct {
   PetscInt64  *start;  /* ndiag + 1: diagonal t is val[start[t] .. start[t+1]) */
   PetscScalar *val;
   PetscInt64   nnz;    /* nonzeros of the pattern it was built from */
+  unsigned char *part; /* CDM: ndiag, DIAG_PART_UPPER | DIAG_PART_LOWER; HM: NULL */
 } DiagFormat;
 
 const char *DiagStatusString(DiagStatus);
@@ -57,10 +65,49 @@ PetscInt   DiagHMFirstRow(PetscInt d);
 
 /* The format of the CSR matrix ai, aj, aa (m x n, ai[0] may be nonzero, entries of a
    row in any order).  max_fill > 0 refuses (DIAG_ERR_TOO_SPREAD, *stored set) a matrix
-   whose stored values would exceed max_fill times its nonzeros; 0 accepts any.  On
+   whose stored values would exceed max_fill times its nonzeros (fmt then has no arrays,
+   only ndiag and nnz, for the message); 0 accepts any.  aa NULL: the structure only.  On
    success the caller frees the format with DiagFormatFree. */
 DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt);
 void       DiagFormatFree(DiagFormat *fmt);
+
+/* A deep copy (dst is overwritten, not freed). */
+DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
+/* A^T: HM, diagonal d becomes diagonal -d, each diagonal's values copied unchanged (the
+   slot of a(i,j) is min(i,j) for both); CDM, compact diagonal k becomes (n - k) mod n
+   read from row (i + k) mod n, a cyclic shift.  Nothing is permuted entry by entry. */
+DiagStatus DiagFormatTranspose(const DiagFormat *A, DiagFormat *At);
+/* The format of A with the diagonals 'extra' (offsets in A's scheme, with their parts for
+   CDM: extra_part may be NULL for HM) added where missing; A's values copied, the new
+   diagonals zero. */
+DiagStatus DiagFormatWithDiagonals(const DiagFormat *A, PetscInt nextra, const PetscInt *extra, const unsigned char *extra_part, DiagFormat *out);
+
+/* The scheme that stores fewer values, preferring CDM (faster kernels: every compact
+   diagonal has length n, no bounds per diagonal) while its padding stays within
+   DIAG_CDM_MAX_EXTRA times the values HM would store.  *hm, *cdm: values each would store
+   (cdm -1 for a rectangular matrix). */
+#define DIAG_CDM_MAX_EXTRA 0.2
+DiagStatus DiagChooseScheme(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm);
+
+/* Entries of the matrix among the stored values (all of them for HM; CDM without the
+   padding of absent parts). */
+PetscInt64 DiagPatternSize(const DiagFormat *fmt);
+
+/* The entry (i, j) stored in slot p of stored diagonal t, and whether it is an entry of
+   the pattern (not CDM padding). */
+static inline int DiagSlotEntry(const DiagFormat *f, PetscInt t, PetscInt64 p, PetscInt *i, PetscInt *j)
+{
+  const PetscInt d = f->offset[t];
+
+  if (f->scheme == DIAG_SCHEME_HM) {
+    *i = (PetscInt)p + (d < 0 ? -d : 0);
+    *j = *i + d;
+    return 1;
+  }
+  *i = (PetscInt)p;
+  *j = (PetscInt)(((PetscInt64)p + d) % f->ncols);
+  return (f->part[t] & (*j >= *i ? DIAG_PART_UPPER : DIAG_PART_LOWER)) != 0;
+}
 
 /* Index of the stored diagonal of offset d (HM) or compact diagonal k (CDM), or -1. */
 PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
@@ -68,6 +115,9 @@ PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
 /* y = A x (+ y0) and y = A^T x (+ y0); y0 may be NULL or equal y. */
 void DiagMultHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+/* C = A B (+ C when add), B (ncols x k) and C (nrows x k) column-major with leading
+   dimensions ldb and ldc. */
+void DiagSpMMHost(const DiagFormat *fmt, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
 
 /* C = A B in the scheme of A and B (the same): the symbolic phase finds C's diagonals
    from the two offset sets (HM: dA + dB where the diagonal exists in C's shape; CDM:

@@ -1,0 +1,668 @@
+/* MATSEQDIAG: the type itself — creation, MatSetValues and assembly (a staging AIJ
+   until the first assembly finds the diagonals, the diagonals themselves after),
+   where the values live, conversion from and to AIJ, load, destruction. */
+#include "diag/diag_impl.h"
+
+const char *const MatDiagSchemes[]     = {"auto", "hm", "cdm", "MatDiagScheme", "MAT_DIAG_SCHEME_", NULL};
+const char *const DiagProductKernels[] = {"pairs", "paper", "DiagProductKernel", "DIAG_PRODUCT_", NULL};
+
+PetscErrorCode DiagCheckStatus(DiagStatus st, Mat A, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(st != DIAG_ERR_MEMORY, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s of a %" PetscInt_FMT " x %" PetscInt_FMT " diag matrix: out of host memory", what, A->rmap->n, A->cmap->n);
+  PetscCheck(st == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s of a %" PetscInt_FMT " x %" PetscInt_FMT " diag matrix: %s", what, A->rmap->n, A->cmap->n, DiagStatusString(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- where the values are -------------------------------------------------- */
+
+PetscErrorCode MatDiagSyncHost_SeqDiag(Mat A)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  if (d->values_at == DIAG_VALUES_DEVICE) {
+    PetscCall(DiagDeviceGetValues(d->dev, &d->fmt));
+    d->values_at = DIAG_VALUES_BOTH;
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat A)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  if (d->dev && d->values_at != DIAG_VALUES_HOST) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
+  if (!d->dev) {
+    PetscCall(DiagDeviceCreate(&d->fmt, &d->dev));
+    PetscCall(PetscInfo(A, "DIAG copied to the device: %" PetscInt_FMT " diagonals, %.1f MB of values\n", d->fmt.ndiag, (double)d->fmt.start[d->fmt.ndiag] * sizeof(PetscScalar) / 1048576.0));
+  } else PetscCall(DiagDeviceCopyValues(d->dev, &d->fmt));
+  d->values_at = DIAG_VALUES_BOTH;
+  PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagHostChanged_SeqDiag(Mat A)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqDiag *)A->spptr)->values_at = DIAG_VALUES_HOST;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DiagFreeDevice(Mat_SeqDiag *d)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(DiagDeviceDestroy(&d->dev));
+#endif
+  d->values_at = DIAG_VALUES_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(DiagFreeDevice(d));
+  if (d->has_format) DiagFormatFree(&d->fmt);
+  PetscCall(PetscFree2(d->row_cols, d->row_vals));
+  d->fmt           = *fmt;
+  d->has_format    = PETSC_TRUE;
+  d->shadow.nnz    = fmt->start[fmt->ndiag];
+  A->nonzerostate++;
+  memset(fmt, 0, sizeof(*fmt));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- building the diagonals ------------------------------------------------ */
+
+static DiagScheme DiagSchemeOf(MatDiagScheme s)
+{
+  return s == MAT_DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM;
+}
+
+PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
+{
+  Mat_SeqDiag       *d = (Mat_SeqDiag *)A->spptr;
+  const PetscInt    *ai, *aj;
+  const PetscScalar *aa;
+  PetscInt           m;
+  PetscBool          done;
+  DiagScheme         scheme = DiagSchemeOf(d->settings.scheme);
+  PetscInt64         hm, cdm, stored;
+  DiagFormat         fmt;
+  DiagStatus         st;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: cannot read the rows of a %s matrix", ((PetscObject)M)->type_name);
+  PetscCall(MatSeqAIJGetArrayRead(M, &aa));
+  PetscCall(DiagCheckStatus(DiagChooseScheme(M->rmap->n, M->cmap->n, ai, aj, &scheme, &hm, &cdm), A, "Choosing the scheme"));
+  if (d->settings.scheme == MAT_DIAG_SCHEME_AUTO) {
+    if (cdm < 0) PetscCall(PetscInfo(A, "DIAG scheme auto: HM (a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: CDM is for square ones)\n", M->rmap->n, M->cmap->n));
+    else PetscCall(PetscInfo(A, "DIAG scheme auto: %s (CDM would store %" PetscInt64_FMT " values, HM %" PetscInt64_FMT "; CDM is taken up to %.0f%% more)\n", scheme == DIAG_SCHEME_CDM ? "CDM" : "HM", cdm, hm, 100 * DIAG_CDM_MAX_EXTRA));
+  } else scheme = DiagSchemeOf(d->settings.scheme);
+  PetscCheck(scheme != DIAG_SCHEME_CDM || M->rmap->n == M->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-mat_diag_scheme cdm is for square matrices, this one is %" PetscInt_FMT " x %" PetscInt_FMT ": use hm or auto", M->rmap->n, M->cmap->n);
+  st = DiagFromCSR(scheme, M->rmap->n, M->cmap->n, ai, aj, aa, d->settings.max_fill, &stored, &fmt);
+  PetscCall(MatSeqAIJRestoreArrayRead(M, &aa));
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCheck(st != DIAG_ERR_TOO_SPREAD, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: the %" PetscInt64_FMT " nonzeros of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix lie on %" PetscInt_FMT " diagonals, so %s would store %" PetscInt64_FMT " values, %.1f times the nonzeros (the limit is -mat_diag_max_fill %g). This matrix is not banded or structured enough for diag: use -mat_type aij or pcsr, or raise -mat_diag_max_fill",
+             fmt.nnz, M->rmap->n, M->cmap->n, fmt.ndiag, scheme == DIAG_SCHEME_HM ? "HM" : "CDM", stored, (double)stored / (double)PetscMax(fmt.nnz, 1), (double)d->settings.max_fill);
+  PetscCall(DiagCheckStatus(st, A, "Finding the diagonals"));
+  PetscCall(PetscInfo(A, "DIAG %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros on %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " values stored\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", fmt.nrows, fmt.ncols, fmt.nnz, fmt.ndiag, stored));
+  PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
+{
+  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f = &d->fmt;
+  PetscInt         *ai, *aj, *fill;
+  PetscScalar      *aa;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  PetscCall(PetscCalloc1(A->rmap->n + 1, &ai));
+  for (PetscInt t = 0; t < f->ndiag; t++)
+    for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
+      PetscInt i, j;
+
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) ai[i + 1]++;
+    }
+  for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] += ai[i];
+  PetscCall(PetscMalloc3(PetscMax(ai[A->rmap->n], 1), &aj, PetscMax(ai[A->rmap->n], 1), &aa, A->rmap->n + 1, &fill));
+  PetscCall(PetscArraycpy(fill, ai, A->rmap->n + 1));
+  for (PetscInt t = 0; t < f->ndiag; t++)
+    for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
+      PetscInt i, j;
+
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
+    }
+  for (PetscInt i = 0; i < A->rmap->n; i++) PetscCall(PetscSortIntWithScalarArray(ai[i + 1] - ai[i], aj + ai[i], aa + ai[i]));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), M));
+  PetscCall(MatSetSizes(*M, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetType(*M, type));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*M, ai, aj, aa));
+  PetscCall(PetscFree3(aj, aa, fill));
+  PetscCall(PetscFree(ai));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- MatSetUp, MatSetValues, assembly --------------------------------------- */
+
+static PetscErrorCode MatSetUp_SeqDiag(Mat A)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutSetUp(A->rmap));
+  PetscCall(PetscLayoutSetUp(A->cmap));
+  PetscCheck(A->rmap->n >= 0 && A->cmap->n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  if (d->has_format || d->stage) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCreate(PETSC_COMM_SELF, &d->stage));
+  PetscCall(MatSetSizes(d->stage, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetType(d->stage, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(d->stage, 9, NULL)); /* a guess; the staging matrix grows as needed */
+  PetscCall(MatSetOption(d->stage, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  A->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the first assembly the diagonals are fixed: an entry on a stored diagonal is
+   set in place; an exact zero elsewhere changes nothing and is dropped; any other
+   value is an error that says where and what to do. */
+PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  DiagFormat  *f = &d->fmt;
+
+  PetscFunctionBegin;
+  if (!d->has_format) {
+    if (!d->stage) PetscCall(MatSetUp_SeqDiag(A));
+    PetscCall(MatSetValues(d->stage, m, rows, n, cols, v, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  for (PetscInt r = 0; r < m; r++) {
+    const PetscInt i = rows[r];
+
+    if (i < 0) continue; /* PETSc's convention: negative indices are ignored */
+    PetscCheck(i < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", i, A->rmap->n);
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscInt    j     = cols[c];
+      const PetscScalar value = v ? v[r * n + c] : 0;
+      PetscInt          off, t;
+      PetscInt64        slot;
+
+      if (j < 0) continue;
+      PetscCheck(j < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, A->cmap->n);
+      off  = f->scheme == DIAG_SCHEME_HM ? j - i : (j - i + f->ncols) % f->ncols;
+      t    = DiagFind(f, off);
+      slot = f->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i;
+      if (t < 0) {
+        PetscCheck(value == (PetscScalar)0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+                   "diag MatSetValues: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which this matrix does not store (it stores %" PetscInt_FMT " diagonals, found at its first assembly). Set an entry on every diagonal you need before the first MatAssemblyEnd (zeros count), or use an AIJ matrix",
+                   i, j, j - i, f->ndiag);
+        continue;
+      }
+      if (f->scheme == DIAG_SCHEME_CDM) f->part[t] |= j >= i ? DIAG_PART_UPPER : DIAG_PART_LOWER;
+      if (mode == ADD_VALUES) f->val[f->start[t] + slot] += value;
+      else f->val[f->start[t] + slot] = value;
+    }
+  }
+  PetscCall(MatDiagHostChanged_SeqDiag(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetValues_SeqDiag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], PetscScalar v[])
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  DiagFormat  *f = &d->fmt;
+
+  PetscFunctionBegin;
+  if (!d->has_format) {
+    PetscCall(MatGetValues(d->stage, m, rows, n, cols, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  for (PetscInt r = 0; r < m; r++)
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscInt i = rows[r], j = cols[c];
+      PetscInt       off, t;
+
+      if (i < 0 || j < 0) continue;
+      PetscCheck(i < A->rmap->n && j < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatGetValues: (%" PetscInt_FMT ", %" PetscInt_FMT ") is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", i, j, A->rmap->n, A->cmap->n);
+      off          = f->scheme == DIAG_SCHEME_HM ? j - i : (j - i + f->ncols) % f->ncols;
+      t            = DiagFind(f, off);
+      v[r * n + c] = t < 0 ? 0 : f->val[f->start[t] + (f->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i)];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The entries of row i (CDM padding excluded), columns ascending. */
+static PetscErrorCode MatGetRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscInt **cols, PetscScalar **vals)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  DiagFormat  *f = &d->fmt;
+  PetscInt     count = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatGetRow: the matrix was never assembled");
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  if (!d->row_cols) PetscCall(PetscMalloc2(PetscMax(f->ndiag, 1), &d->row_cols, PetscMax(f->ndiag, 1), &d->row_vals));
+  for (PetscInt t = 0; t < f->ndiag; t++) {
+    const PetscInt   off  = f->offset[t];
+    const PetscInt64 slot = f->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i;
+    PetscInt         ii, j;
+
+    if (slot < 0 || slot >= f->start[t + 1] - f->start[t]) continue; /* HM: the diagonal misses row i */
+    if (!DiagSlotEntry(f, t, slot, &ii, &j)) continue;
+    d->row_cols[count]   = j;
+    d->row_vals[count++] = f->val[f->start[t] + slot];
+  }
+  PetscCall(PetscSortIntWithScalarArray(count, d->row_cols, d->row_vals));
+  *nz = count;
+  if (cols) *cols = d->row_cols;
+  if (vals) *vals = d->row_vals;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRestoreRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscInt **cols, PetscScalar **vals)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyBegin_SeqDiag(Mat A, MatAssemblyType type)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  if (d->stage) PetscCall(MatAssemblyBegin(d->stage, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_SeqDiag(Mat A, MatAssemblyType type)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!d->has_format && !d->stage) PetscCall(MatSetUp_SeqDiag(A)); /* assembled with no entries */
+  if (d->stage) {
+    PetscCall(MatAssemblyEnd(d->stage, type));
+    if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, d->stage));
+    PetscCall(MatDestroy(&d->stage));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetOption_SeqDiag(Mat A, MatOption op, PetscBool flg)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  if (d->stage) PetscCall(MatSetOption(d->stage, op, flg)); /* e.g. MAT_IGNORE_ZERO_ENTRIES while the pattern is collected */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- options, settings, information ---------------------------------------- */
+
+PetscErrorCode DiagSettingsFromOptions(Mat A, DiagSettings *s, GPUMATS_OPTIONS_ARG)
+{
+  PetscEnum scheme = (PetscEnum)s->scheme, product = (PetscEnum)s->product;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DIAG options");
+  PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, NULL));
+  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", s->max_fill, &s->max_fill, NULL));
+  PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: pairs (ours), paper (Algorithm 1 for CDM, 2 for HM)", "", DiagProductKernels, product, &product, NULL));
+  PetscOptionsHeadEnd();
+  s->product = (DiagProductKernel)product;
+  PetscCheck(s->max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)s->max_fill);
+  s->scheme = (MatDiagScheme)scheme;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqDiag(Mat A, GPUMATS_OPTIONS_ARG)
+{
+  Mat_SeqDiag   *d       = (Mat_SeqDiag *)A->spptr;
+  GpuMatsBackend backend = d->shadow.backend;
+  DiagSettings   s       = d->settings;
+
+  PetscFunctionBegin;
+  PetscCall(DiagSettingsFromOptions(A, &s, PetscOptionsObject));
+  PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
+  PetscCall(GpuMatsShadowSetBackend(A, backend));
+  d->settings.max_fill = s.max_fill;
+  d->settings.product  = s.product;
+  PetscCall(MatDiagSetScheme(A, s.scheme));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetScheme_SeqDiag(Mat A, MatDiagScheme scheme)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  d->settings.scheme = scheme;
+  if (d->has_format && scheme != MAT_DIAG_SCHEME_AUTO && DiagSchemeOf(scheme) != d->fmt.scheme) { /* convert the assembled matrix */
+    Mat M;
+
+    PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &M));
+    PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, M));
+    PetscCall(MatDestroy(&M));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetScheme_SeqDiag(Mat A, MatDiagScheme *scheme)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  *scheme = d->has_format ? (d->fmt.scheme == DIAG_SCHEME_CDM ? MAT_DIAG_SCHEME_CDM : MAT_DIAG_SCHEME_HM) : d->settings.scheme;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetMaxFill_SeqDiag(Mat A, PetscReal max_fill)
+{
+  PetscFunctionBegin;
+  PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatDiagSetMaxFill(%g): must be 0 (no limit) or positive", (double)max_fill);
+  ((Mat_SeqDiag *)A->spptr)->settings.max_fill = max_fill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetInfo_SeqDiag(Mat A, MatDiagInfo *info)
+{
+  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f = &d->fmt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  PetscCall(MatDiagGetScheme_SeqDiag(A, &info->scheme));
+  if (!d->has_format) PetscFunctionReturn(PETSC_SUCCESS);
+  info->ndiag      = f->ndiag;
+  info->min_offset = info->max_offset = f->ndiag ? f->offset[0] : 0;
+  for (PetscInt t = 0; t < f->ndiag; t++) info->min_offset = PetscMin(info->min_offset, f->offset[t]), info->max_offset = PetscMax(info->max_offset, f->offset[t]);
+  info->stored  = f->start[f->ndiag];
+  info->entries = DiagPatternSize(f);
+  info->padding = info->stored - info->entries;
+#if GPUMATS_HAVE_CUDA
+  if (d->dev) info->bytes_device = info->stored * (PetscInt64)sizeof(PetscScalar) + f->ndiag * (PetscInt64)(sizeof(int) + sizeof(long long));
+  info->on_device = (PetscBool)(d->dev && d->values_at != DIAG_VALUES_HOST);
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SeqDiag(Mat A, PetscViewer viewer)
+{
+  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
+  PetscBool         ascii, binary;
+  PetscViewerFormat format;
+  Mat               M;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERBINARY, &binary));
+  if (ascii) PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    MatDiagInfo info;
+
+    PetscCall(MatDiagGetInfo_SeqDiag(A, &info));
+    if (!d->has_format) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "DIAG: not assembled yet (scheme %s asked for)\n", MatDiagSchemes[info.scheme]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "DIAG: scheme %s%s, %" PetscInt_FMT " diagonals, %s %" PetscInt_FMT " to %" PetscInt_FMT "\n", info.scheme == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", d->settings.scheme == MAT_DIAG_SCHEME_AUTO ? " (auto)" : "", info.ndiag, info.scheme == MAT_DIAG_SCHEME_CDM ? "compact diagonals" : "offsets", info.min_offset, info.max_offset));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "entries %" PetscInt64_FMT ", values stored %" PetscInt64_FMT ", padding %" PetscInt64_FMT " (%.1f%%), %.1f MB of values\n", info.entries, info.stored, info.padding, 100.0 * (double)info.padding / (double)PetscMax(info.stored, 1), (double)info.stored * sizeof(PetscScalar) / 1048576.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "device copy: %s (%.1f MB)\n", info.bytes_device ? (info.on_device ? "current" : "stale") : "none", (double)info.bytes_device / 1048576.0));
+    if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "offsets:"));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+      for (PetscInt t = 0; t < d->fmt.ndiag; t++) PetscCall(PetscViewerASCIIPrintf(viewer, " %" PetscInt_FMT, d->fmt.offset[t]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+    }
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatView: assemble the matrix first");
+  /* every other viewer sees the entries as AIJ shows them (binary files load as AIJ) */
+  PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &M));
+  PetscCall(PetscObjectSetName((PetscObject)M, ((PetscObject)A)->name));
+  PetscCall((*M->ops->view)(M, viewer));
+  PetscCall(MatDestroy(&M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- conversion, load, duplicate, destroy ----------------------------------- */
+
+static PetscErrorCode MatLoad_SeqDiag(Mat A, PetscViewer viewer)
+{
+  Mat M;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+  if (A->rmap->n >= 0 || A->cmap->n >= 0) PetscCall(MatSetSizes(M, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(M, MATSEQAIJ));
+  PetscCall(MatLoad(M, viewer));
+  PetscCall(MatSetSizes(A, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
+  PetscCall(MatSetUp_SeqDiag(A));
+  PetscCall(MatDestroy(&((Mat_SeqDiag *)A->spptr)->stage));
+  PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, M));
+  PetscCall(MatDestroy(&M));
+  A->assembled = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* diag -> anything: AIJ directly from the diagonals, other types through AIJ */
+static PetscErrorCode MatConvert_SeqDiag(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat       M;
+  PetscBool seqaij, aij;
+
+  PetscFunctionBegin;
+  PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatConvert: assemble the matrix first");
+  PetscCall(PetscStrcmp(type, MATSEQAIJ, &seqaij));
+  PetscCall(PetscStrcmp(type, MATAIJ, &aij));
+  aij = (PetscBool)(aij || seqaij);
+  PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &M));
+  if (!aij) {
+    Mat N;
+
+    PetscCall(MatConvert(M, type, MAT_INITIAL_MATRIX, &N));
+    PetscCall(MatDestroy(&M));
+    M = N;
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(M, *newmat, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&M));
+  } else if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &M));
+  else *newmat = M;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ -> diag: the diagonals straight from the CSR arrays; the scheme and fill limit
+   from the options database (MatConvert() gives no other way to pass them) */
+PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat       B;
+  PetscBool isdiag;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATSEQDIAG, &isdiag));
+    PetscCheck(isdiag, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatConvert to diag with MAT_REUSE_MATRIX: the target is a %s", ((PetscObject)*newmat)->type_name);
+    B = *newmat;
+  } else {
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+    PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+    PetscCall(MatSetType(B, MATSEQDIAG));
+    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)B, ((PetscObject)A)->prefix));
+    PetscCall(MatSetFromOptions(B));
+  }
+  PetscCall(MatSetUp_SeqDiag(B));
+  PetscCall(MatDestroy(&((Mat_SeqDiag *)B->spptr)->stage));
+  PetscCall(MatDiagBuildFromAIJ_SeqDiag(B, A));
+  B->assembled = PETSC_TRUE;
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_SeqDiag(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr, *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
+  PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(*B, MATSEQDIAG));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*B, ((PetscObject)A)->prefix));
+  e           = (Mat_SeqDiag *)(*B)->spptr;
+  e->settings = d->settings;
+  PetscCall(GpuMatsShadowSetBackend(*B, d->shadow.backend));
+  if (!d->has_format) {
+    PetscCall(MatSetUp_SeqDiag(*B));
+    if (d->stage) {
+      PetscCall(MatDestroy(&e->stage));
+      PetscCall(MatDuplicate(d->stage, op, &e->stage));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    DiagFormat copy;
+
+    PetscCall(MatDiagSyncHost_SeqDiag(A));
+    PetscCall(DiagCheckStatus(DiagFormatCopy(&d->fmt, &copy), A, "MatDuplicate"));
+    if (op != MAT_COPY_VALUES) PetscCall(PetscArrayzero(copy.val, copy.start[copy.ndiag]));
+    (*B)->preallocated = PETSC_TRUE;
+    PetscCall(MatDiagSetFormat_SeqDiag(*B, &copy));
+  }
+  (*B)->assembled = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SeqDiag(Mat A)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsUninstallMultiplies(A, MATSEQDIAG));
+  PetscCall(MatDiagComposeSettings(A, PETSC_FALSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
+  PetscCall(DiagFreeDevice(d));
+  if (d->has_format) DiagFormatFree(&d->fmt);
+  PetscCall(MatDestroy(&d->stage));
+  PetscCall(PetscFree2(d->row_cols, d->row_vals));
+  PetscCall(PetscFree(A->spptr));
+  A->data = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagComposeSettings(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetScheme_C", set ? MatDiagSetScheme_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetScheme_C", set ? MatDiagGetScheme_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetInfo_C", set ? MatDiagGetInfo_SeqDiag : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATSEQDIAG - "seqdiag" - a sequential matrix stored by its nonzero diagonals, in the
+   HM or the CDM scheme of Haque, Parvez and Hossain (Algorithms, 2024), with its
+   products (MatMult, MatMultTranspose, MatMatMult of two diag matrices, with a dense
+   matrix) on the GPU.  Entries set before the first assembly decide the diagonals
+   (zeros count); after it, only entries on those diagonals can be set.
+
+   Options Database Keys:
++  -mat_type diag - with -dll_append libgpumats.so (also -dm_mat_type diag for a DMDA)
+.  -mat_diag_scheme <auto|hm|cdm> - how the diagonals are stored
+.  -mat_diag_max_fill <3> - refuse a matrix storing more values than this times its nonzeros
+-  -mat_gpumats_backend <auto|host|cuda> - where the products run
+
+   Level: beginner
+M*/
+PetscErrorCode MatCreate_SeqDiag(Mat A)
+{
+  Mat_SeqDiag *d;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&d));
+  d->settings.scheme   = MAT_DIAG_SCHEME_AUTO;
+  d->settings.max_fill = 3;
+  A->spptr             = d;
+  A->data              = d;
+  PetscCall(GpuMatsInstallMultiplies(A, &DiagOps, MATSEQDIAG));
+  A->ops->setup          = MatSetUp_SeqDiag;
+  A->ops->setvalues      = MatSetValues_SeqDiag;
+  A->ops->getvalues      = MatGetValues_SeqDiag;
+  A->ops->getrow         = MatGetRow_SeqDiag;
+  A->ops->restorerow     = MatRestoreRow_SeqDiag;
+  A->ops->assemblybegin  = MatAssemblyBegin_SeqDiag;
+  A->ops->assemblyend    = MatAssemblyEnd_SeqDiag;
+  A->ops->setoption      = MatSetOption_SeqDiag;
+  A->ops->setfromoptions = MatSetFromOptions_SeqDiag;
+  A->ops->view           = MatView_SeqDiag;
+  A->ops->load           = MatLoad_SeqDiag;
+  A->ops->convert        = MatConvert_SeqDiag;
+  A->ops->duplicate      = MatDuplicate_SeqDiag;
+  A->ops->destroy        = MatDestroy_SeqDiag;
+  PetscCall(MatDiagInstallOps_SeqDiag(A));
+  PetscCall(MatDiagComposeSettings(A, PETSC_TRUE));
+  /* found by MatConvert() on the new matrix it makes: type name of the source, then the target as given */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", MatConvert_SeqAIJ_SeqDiag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", MatConvert_SeqAIJ_SeqDiag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- public API (sequential and MPI through composed functions) ------------- */
+
+PetscErrorCode MatDiagSetScheme(Mat A, MatDiagScheme scheme)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(scheme >= MAT_DIAG_SCHEME_AUTO && scheme <= MAT_DIAG_SCHEME_CDM, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatDiagScheme %d", (int)scheme);
+  PetscTryMethod(A, "MatDiagSetScheme_C", (Mat, MatDiagScheme), (A, scheme));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetScheme(Mat A, MatDiagScheme *scheme)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetScheme_C", (Mat, MatDiagScheme *), (A, scheme));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagSetMaxFill(Mat A, PetscReal max_fill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscTryMethod(A, "MatDiagSetMaxFill_C", (Mat, PetscReal), (A, max_fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetInfo(Mat A, MatDiagInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetInfo_C", (Mat, MatDiagInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

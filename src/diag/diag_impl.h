@@ -1,0 +1,70 @@
+/* MATSEQDIAG: a type of its own.  The DiagFormat on the host is the master once the
+   matrix has been assembled; before that, MatSetValues collects entries in a staging
+   MATSEQAIJ whose pattern decides the diagonals at the first MatAssemblyEnd.  The
+   device copy holds the same diagonals; the values may be newer on either side
+   (products leave them on the device until the host asks). */
+#pragma once
+#include "common/gpumats_impl.h"
+#include "diag/diag_format.h"
+#if GPUMATS_HAVE_CUDA
+  #include "cuda/diag/diag_cuda.h"
+#endif
+
+/* The GPU kernel of C = A B for two diag matrices */
+typedef enum {
+  DIAG_PRODUCT_PAIRS = 0, /* ours: the pairs of diagonals meeting on each diagonal of C listed once, a thread per entry of C */
+  DIAG_PRODUCT_PAPER = 1  /* the paper's: Algorithm 1 (tiles, CDM) or Algorithm 2 (a thread per entry of A, atomics, HM) */
+} DiagProductKernel;
+
+typedef struct {
+  MatDiagScheme     scheme;   /* asked for: AUTO, HM or CDM */
+  PetscReal         max_fill; /* largest stored values / nonzeros accepted; 0: any */
+  DiagProductKernel product;
+} DiagSettings;
+
+typedef enum {
+  DIAG_VALUES_HOST,   /* the device copy, if any, is stale */
+  DIAG_VALUES_DEVICE, /* the host values are stale */
+  DIAG_VALUES_BOTH
+} DiagValuesAt;
+
+typedef struct {
+  GpuMatsShadow shadow; /* first: the common multiplies read it through A->spptr */
+  DiagSettings  settings;
+  Mat           stage;      /* MATSEQAIJ collecting entries until the first assembly, else NULL */
+  PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
+  DiagFormat    fmt;
+  DiagValuesAt  values_at;
+  PetscInt     *row_cols; /* MatGetRow's scratch: ndiag columns and values */
+  PetscScalar  *row_vals;
+#if GPUMATS_HAVE_CUDA
+  DiagDevice dev;
+#endif
+} Mat_SeqDiag;
+
+PETSC_INTERN const char *const MatDiagSchemes[];
+PETSC_INTERN const char *const DiagProductKernels[];
+PETSC_INTERN const GpuMatsShadowOps DiagOps;
+
+/* values_at bookkeeping: the host values current (before a host read), the device copy
+   current (before a device read), and what was just written where */
+PETSC_INTERN PetscErrorCode MatDiagSyncHost_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatDiagHostChanged_SeqDiag(Mat);
+/* Replace the diagonals of A by fmt (taken over; A's old format freed, device copy dropped). */
+PETSC_INTERN PetscErrorCode MatDiagSetFormat_SeqDiag(Mat, DiagFormat *);
+/* The diagonals of the assembled SeqAIJ (or a seqaij subtype) M, with A's settings, into A. */
+PETSC_INTERN PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M);
+/* A new sequential AIJ (any of PETSc's seqaij types, 'type') with A's entries. */
+PETSC_INTERN PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M);
+/* A DiagStatus from the builder as a PETSc error naming the operation */
+PETSC_INTERN PetscErrorCode DiagCheckStatus(DiagStatus, Mat, const char *what);
+
+PETSC_INTERN PetscErrorCode MatSetValues_SeqDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagInstallOps_SeqDiag(Mat);     /* diag_ops.c: the algebra */
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqDiag(Mat); /* diag_product.c */
+PETSC_INTERN PetscErrorCode MatProductDataDestroy_SeqDiag(void *);
+PETSC_INTERN PetscErrorCode DiagSettingsFromOptions(Mat, DiagSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatDiagComposeSettings(Mat, PetscBool set);
+PETSC_INTERN PetscErrorCode MatDiagGetInfo_SeqDiag(Mat, MatDiagInfo *);

@@ -1,0 +1,604 @@
+static const char help[] = "Checks MATSEQDIAG / MATMPIDIAG against MATAIJ on the same matrices.\n\
+  -seed <2024>   seed of the random matrices\n\
+  -tol <1e-12>   relative error allowed\n\
+  -large <100000> rows of the largest banded matrix\n\
+  -binary_file <name>  scratch file for MatView/MatLoad\n\
+Random banded (bandwidth 1..50, unsymmetric) and structured-sparse (5..300 offsets) matrices in\n\
+both schemes, built by MatSetValues and by MatConvert: the four multiplies, MatSetValues after\n\
+assembly, the algebra (diagonal, scale, shift, AXPY, zero, norms, copy, duplicate, transpose,\n\
+convert, view/load), the products AB, AtB, ABt of two diag matrices (both kernels) and with a\n\
+dense B, the refusal of a matrix whose nonzeros spread over too many diagonals, and bad input.\n";
+
+#include <petscmat.h>
+#include <gpumats.h>
+#include <string.h>
+#include "testmat.h"
+
+static const char *const Schemes[] = {"auto", "hm", "cdm"};
+
+/* An M x N matrix whose entries lie on the given offsets j - i, each entry kept with
+   probability keep (1: full diagonals), random values. */
+static PetscErrorCode OffsetsCSR(PetscRandom r, PetscInt M, PetscInt N, PetscInt noff, const PetscInt *off, PetscReal keep, GlobalCSR *csr)
+{
+  PetscInt nnz = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(csr, sizeof(*csr)));
+  csr->M = M, csr->N = N;
+  PetscCall(PetscMalloc3(M + 1, &csr->rowptr, PetscMax(M * noff, 1), &csr->cols, PetscMax(M * noff, 1), &csr->vals));
+  for (PetscInt i = 0; i < M; i++) {
+    csr->rowptr[i] = nnz;
+    for (PetscInt t = 0; t < noff; t++) {
+      const PetscInt j = i + off[t];
+      PetscBool      take = PETSC_TRUE;
+
+      if (j < 0 || j >= N) continue;
+      if (keep < 1) PetscCall(RandBool(r, keep, &take));
+      if (!take) continue;
+      csr->cols[nnz] = j;
+      PetscCall(RandValue(r, &csr->vals[nnz++]));
+    }
+    csr->maxlen = PetscMax(csr->maxlen, nnz - csr->rowptr[i]);
+  }
+  csr->rowptr[M] = nnz;
+  csr->nnz       = nnz;
+  PetscFunctionReturn(0);
+}
+
+/* lower and upper bandwidths p and q: offsets -p..q */
+static PetscErrorCode BandCSR(PetscRandom r, PetscInt n, PetscInt p, PetscInt q, PetscReal keep, GlobalCSR *csr)
+{
+  PetscInt *off;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(p + q + 1, &off));
+  for (PetscInt k = -p; k <= q; k++) off[k + p] = k;
+  PetscCall(OffsetsCSR(r, n, n, p + q + 1, off, keep, csr));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(0);
+}
+
+/* the main diagonal and nd - 1 distinct random offsets in (-M, N) */
+static PetscErrorCode StructuredCSR(PetscRandom r, PetscInt M, PetscInt N, PetscInt nd, PetscReal keep, GlobalCSR *csr)
+{
+  PetscInt *off, count = 1;
+
+  PetscFunctionBeginUser;
+  nd = PetscMin(nd, M + N - 1);
+  PetscCall(PetscMalloc1(nd, &off));
+  off[0] = 0;
+  while (count < nd) {
+    PetscInt  d;
+    PetscBool dup = PETSC_FALSE;
+
+    PetscCall(RandInt(r, -(M - 1), N - 1, &d));
+    for (PetscInt t = 0; t < count; t++) dup = (PetscBool)(dup || off[t] == d);
+    if (!dup) off[count++] = d;
+  }
+  PetscCall(OffsetsCSR(r, M, N, nd, off, keep, csr));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(0);
+}
+
+/* csr as a matrix of 'type' in the default layout; a diag matrix gets the scheme, through
+   MatSetValues (byconvert false) or by MatConvert from AIJ */
+static PetscErrorCode CreateMatrix(MPI_Comm comm, const GlobalCSR *csr, MatType type, const char *scheme, PetscBool byconvert, Mat *A)
+{
+  PetscInt m, n, start;
+
+  PetscFunctionBeginUser;
+  PetscCall(DefaultLayout(comm, csr->M, &m, &start));
+  PetscCall(DefaultLayout(comm, csr->N, &n, &start));
+  if (scheme) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", scheme));
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, csr->M, csr->N));
+  PetscCall(MatSetType(*A, byconvert ? MATAIJ : type));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(GlobalCSRAssemble(*A, csr));
+  if (byconvert) PetscCall(MatConvert(*A, type, MAT_INPLACE_MATRIX, A));
+  if (scheme) PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_scheme"));
+  PetscFunctionReturn(0);
+}
+
+/* Ac - Aa (both converted to AIJ) relative to Aa, in the Frobenius norm */
+static PetscErrorCode CompareMats(TestCtx *t, Mat Ac, Mat Aa, const char *desc)
+{
+  Mat       Cc, Ca;
+  PetscReal na, nd, err;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(Ac, MATAIJ, MAT_INITIAL_MATRIX, &Cc));
+  PetscCall(MatConvert(Aa, MATAIJ, MAT_INITIAL_MATRIX, &Ca));
+  PetscCall(MatNorm(Ca, NORM_FROBENIUS, &na));
+  PetscCall(MatAXPY(Cc, -1.0, Ca, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(Cc, NORM_FROBENIUS, &nd));
+  err = na > 0 ? nd / na : nd;
+  PetscCheck(err <= t->tol, t->comm, PETSC_ERR_PLIB, "MISMATCH %s: matrices differ, relative error %g", desc, (double)err);
+  t->maxerr = PetscMax(t->maxerr, err);
+  t->ncompared++;
+  PetscCall(MatDestroy(&Cc));
+  PetscCall(MatDestroy(&Ca));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckType(Mat A, const char *what)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CheckTypeOneOf(A, MATSEQDIAG, MATMPIDIAG, what));
+  PetscFunctionReturn(0);
+}
+
+/* ---- 1: multiplies on random banded and structured-sparse matrices, both schemes ---- */
+static PetscErrorCode SweepChecks(TestCtx *t, PetscInt large, PetscInt *ncases)
+{
+  const PetscInt sizes[] = {1, 2, 7, 60, 1000};
+
+  PetscFunctionBeginUser;
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+    for (PetscInt kind = 0; kind < 5; kind++) {
+      const PetscInt n = sizes[s];
+      GlobalCSR      csr;
+      PetscInt       p, q, nd;
+      char           desc[256];
+      Mat            Aa;
+
+      switch (kind) {
+      case 0: /* banded, full diagonals, unsymmetric bandwidths up to 50 */
+      case 1: /* banded with holes */
+        PetscCall(RandInt(t->rnd, 0, PetscMin(50, n - 1), &p));
+        PetscCall(RandInt(t->rnd, 1, 50, &q));
+        PetscCall(BandCSR(t->rnd, n, p, PetscMin(q, n - 1), kind ? 0.7 : 1, &csr));
+        PetscCall(PetscSNPrintf(desc, sizeof(desc), "band %" PetscInt_FMT " (-%" PetscInt_FMT "..%" PetscInt_FMT ")%s", n, p, PetscMin(q, n - 1), kind ? " with holes" : ""));
+        break;
+      case 2: /* structured sparse: 5..300 random offsets */
+        PetscCall(RandInt(t->rnd, 5, 300, &nd));
+        PetscCall(StructuredCSR(t->rnd, n, n, nd, 1, &csr));
+        PetscCall(PetscSNPrintf(desc, sizeof(desc), "structured %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " offsets", n, n, nd));
+        break;
+      case 3: /* rectangular, HM only */
+        PetscCall(RandInt(t->rnd, 5, 40, &nd));
+        PetscCall(StructuredCSR(t->rnd, n, n / 2 + 1, nd, 0.8, &csr));
+        PetscCall(PetscSNPrintf(desc, sizeof(desc), "rectangular %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " offsets", n, n / 2 + 1, nd));
+        break;
+      default: /* the corners of a periodic band: CDM's wrapped diagonals hold both parts */
+      {
+        const PetscInt off[] = {0, 1, -1, n - 1, -(n - 1), 2, -(n - 2)};
+
+        PetscCall(OffsetsCSR(t->rnd, n, n, n > 2 ? 7 : 1, off, 1, &csr));
+        PetscCall(PetscSNPrintf(desc, sizeof(desc), "periodic band %" PetscInt_FMT, n));
+      }
+      }
+      PetscCall(CreateMatrix(t->comm, &csr, MATAIJ, NULL, PETSC_FALSE, &Aa));
+      for (PetscInt sc = 0; sc < 3; sc++) {
+        for (PetscInt conv = 0; conv < 2; conv++) {
+          Mat  Ad;
+          char d2[300];
+
+          if (kind == 3 && sc == 2) continue; /* CDM is square only: tested in BadInputChecks */
+          PetscCall(PetscSNPrintf(d2, sizeof(d2), "%s, scheme %s, %s", desc, Schemes[sc], conv ? "MatConvert" : "MatSetValues"));
+          PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, Schemes[sc], (PetscBool)conv, &Ad));
+          PetscCall(CheckType(Ad, d2));
+          PetscCall(CheckProducts(t, Ad, Aa, d2));
+          PetscCall(CompareMats(t, Ad, Aa, d2));
+          PetscCall(MatDestroy(&Ad));
+          (*ncases)++;
+        }
+      }
+      PetscCall(MatDestroy(&Aa));
+      PetscCall(GlobalCSRDestroy(&csr));
+    }
+  }
+  { /* a large band: the device kernels' grids and tiles */
+    GlobalCSR csr;
+    Mat       Ad, Aa;
+
+    PetscCall(BandCSR(t->rnd, large, 3, 4, 1, &csr));
+    PetscCall(CreateMatrix(t->comm, &csr, MATAIJ, NULL, PETSC_FALSE, &Aa));
+    for (PetscInt sc = 1; sc < 3; sc++) {
+      PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, Schemes[sc], PETSC_TRUE, &Ad));
+      PetscCall(CheckProducts(t, Ad, Aa, Schemes[sc]));
+      PetscCall(MatDestroy(&Ad));
+      (*ncases)++;
+    }
+    PetscCall(MatDestroy(&Aa));
+    PetscCall(GlobalCSRDestroy(&csr));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- 2: MatSetValues after assembly, and the algebra ---- */
+static PetscErrorCode AlgebraChecks(TestCtx *t, const char *scheme)
+{
+  GlobalCSR   csr, csr2;
+  Mat         Ad, Aa, Xd, Xa;
+  PetscInt    rstart, rend;
+  PetscScalar v[2] = {0.25, -2.0};
+  char        desc[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(BandCSR(t->rnd, 45, 3, 5, 0.8, &csr));
+  { /* X: another diagonal set, without the main diagonal */
+    const PetscInt off[] = {1, -7, 9, 40};
+
+    PetscCall(OffsetsCSR(t->rnd, 45, 45, 4, off, 1, &csr2));
+  }
+  PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, scheme, PETSC_FALSE, &Ad));
+  PetscCall(CreateMatrix(t->comm, &csr, MATAIJ, NULL, PETSC_FALSE, &Aa));
+  PetscCall(MatSetOption(Aa, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* the holes of the band are stored slots of diag */
+  PetscCall(MatGetOwnershipRange(Ad, &rstart, &rend));
+
+  /* INSERT and ADD on stored diagonals (entries (i, i+1), (i, i-3) exist in the pattern only where kept) */
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt cols[2] = {i, i + 2 < 45 ? i + 2 : -1};
+
+    PetscCall(MatSetValues(Ad, 1, &i, 2, cols, v, INSERT_VALUES));
+    PetscCall(MatSetValues(Aa, 1, &i, 2, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(Ad, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ad, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Aa, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Aa, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s: after MatSetValues INSERT", scheme));
+  PetscCall(CheckProducts(t, Ad, Aa, desc));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt    cols[2] = {i, i >= 3 ? i - 3 : -1};
+    PetscScalar zero    = 0;
+    PetscInt    far     = (i + 20) % 45; /* not a stored diagonal: a zero is accepted and changes nothing */
+
+    PetscCall(MatSetValues(Ad, 1, &i, 2, cols, v, ADD_VALUES));
+    PetscCall(MatSetValues(Aa, 1, &i, 2, cols, v, ADD_VALUES));
+    if (far - i != 1 && far - i != -1 && far - i != 2 && (far - i < -3 || far - i > 5)) PetscCall(MatSetValues(Ad, 1, &i, 1, &far, &zero, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(Ad, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ad, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Aa, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Aa, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s: after MatSetValues ADD", scheme));
+  PetscCall(CheckProducts(t, Ad, Aa, desc));
+
+  /* MatGetDiagonal, MatNorm */
+  {
+    Vec       dd, da;
+    PetscReal nd, na;
+
+    PetscCall(MatCreateVecs(Ad, NULL, &dd));
+    PetscCall(MatCreateVecs(Aa, NULL, &da));
+    PetscCall(MatGetDiagonal(Ad, dd));
+    PetscCall(MatGetDiagonal(Aa, da));
+    PetscCall(CompareVecs(t, dd, da, scheme, "MatGetDiagonal"));
+    PetscCall(VecDestroy(&dd));
+    PetscCall(VecDestroy(&da));
+    for (NormType nt = NORM_1; nt <= NORM_INFINITY; nt = (NormType)(nt + 1)) {
+      if (nt == NORM_2) continue;
+      PetscCall(MatNorm(Ad, nt, &nd));
+      PetscCall(MatNorm(Aa, nt, &na));
+      PetscCheck(PetscAbsReal(nd - na) <= t->tol * na, t->comm, PETSC_ERR_PLIB, "MISMATCH scheme %s: MatNorm %s %g, AIJ %g", scheme, NormTypes[nt], (double)nd, (double)na);
+      t->ncompared++;
+    }
+  }
+  /* MatScale, MatShift, MatAXPY with the same and with other diagonals */
+  PetscCall(MatScale(Ad, -1.5));
+  PetscCall(MatScale(Aa, -1.5));
+  PetscCall(MatShift(Ad, 3.0));
+  PetscCall(MatShift(Aa, 3.0));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s: after MatScale, MatShift", scheme));
+  PetscCall(CheckProducts(t, Ad, Aa, desc));
+  PetscCall(CreateMatrix(t->comm, &csr2, MATDIAG, "hm", PETSC_FALSE, &Xd));
+  PetscCall(CreateMatrix(t->comm, &csr2, MATAIJ, NULL, PETSC_FALSE, &Xa));
+  PetscCall(MatAXPY(Ad, 0.5, Xd, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Aa, 0.5, Xa, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s: after MatAXPY of an HM matrix with other diagonals", scheme));
+  PetscCall(CheckProducts(t, Ad, Aa, desc));
+  PetscCall(CompareMats(t, Ad, Aa, desc));
+  PetscCall(MatAXPY(Ad, -2.0, Ad, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Aa, -2.0, Aa, SAME_NONZERO_PATTERN));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s: after MatAXPY with itself", scheme));
+  PetscCall(CheckProducts(t, Ad, Aa, desc));
+  { /* MatShift of a matrix without a main diagonal */
+    PetscCall(MatShift(Xd, 2.0));
+    PetscCall(MatShift(Xa, 2.0));
+    PetscCall(CheckProducts(t, Xd, Xa, "MatShift adding the main diagonal"));
+  }
+  /* MatDuplicate, MatCopy, MatTranspose, MatConvert to AIJ, MatGetRow through it */
+  {
+    Mat D, Dz, Tt, Ta, C;
+
+    PetscCall(MatDuplicate(Ad, MAT_COPY_VALUES, &D));
+    PetscCall(CheckType(D, "MatDuplicate"));
+    PetscCall(CheckProducts(t, D, Aa, "MatDuplicate with values"));
+    PetscCall(MatDuplicate(Ad, MAT_DO_NOT_COPY_VALUES, &Dz));
+    PetscCall(MatCopy(Ad, Dz, SAME_NONZERO_PATTERN));
+    PetscCall(CheckProducts(t, Dz, Aa, "MatCopy into a duplicate"));
+    PetscCall(MatCopy(Xd, Dz, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(CheckProducts(t, Dz, Xa, "MatCopy with other diagonals"));
+    PetscCall(MatTranspose(Ad, MAT_INITIAL_MATRIX, &Tt));
+    PetscCall(MatTranspose(Aa, MAT_INITIAL_MATRIX, &Ta));
+    PetscCall(CheckType(Tt, "MatTranspose"));
+    PetscCall(CheckProducts(t, Tt, Ta, "MatTranspose"));
+    PetscCall(MatTranspose(D, MAT_INPLACE_MATRIX, &D));
+    PetscCall(CheckProducts(t, D, Ta, "MatTranspose in place"));
+    PetscCall(MatScale(Ad, 2.0));
+    PetscCall(MatScale(Aa, 2.0));
+    PetscCall(MatTranspose(Ad, MAT_REUSE_MATRIX, &Tt));
+    PetscCall(MatTranspose(Aa, MAT_REUSE_MATRIX, &Ta));
+    PetscCall(CheckProducts(t, Tt, Ta, "MatTranspose reused"));
+    PetscCall(MatConvert(Ad, MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(CheckTypeOneOf(C, MATSEQAIJ, MATMPIAIJ, "MatConvert to AIJ"));
+    PetscCall(CheckProducts(t, C, Aa, "MatConvert to AIJ"));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&Dz));
+    PetscCall(MatDestroy(&Tt));
+    PetscCall(MatDestroy(&Ta));
+  }
+  /* MatZeroEntries keeps the diagonals */
+  PetscCall(MatZeroEntries(Ad));
+  PetscCall(MatZeroEntries(Aa));
+  PetscCall(MatShift(Ad, 1.0));
+  PetscCall(MatShift(Aa, 1.0));
+  PetscCall(CheckProducts(t, Ad, Aa, "MatZeroEntries, MatShift"));
+  PetscCall(MatDestroy(&Ad));
+  PetscCall(MatDestroy(&Aa));
+  PetscCall(MatDestroy(&Xd));
+  PetscCall(MatDestroy(&Xa));
+  PetscCall(GlobalCSRDestroy(&csr));
+  PetscCall(GlobalCSRDestroy(&csr2));
+  PetscFunctionReturn(0);
+}
+
+/* ---- 3: products of two diag matrices, both kernels, and with a dense B ---- */
+static PetscErrorCode ProductChecks(TestCtx *t)
+{
+  const char *kernels[] = {"pairs", "paper"};
+
+  PetscFunctionBeginUser;
+  for (PetscInt kind = 0; kind < 3; kind++) {
+    for (PetscInt sc = 1; sc < 3; sc++) {
+      for (PetscInt k = 0; k < 2; k++) {
+        GlobalCSR csra, csrb;
+        Mat       Ad, Bd, Aa, Ba;
+        char      desc[128];
+
+        if (kind == 2 && sc == 2) continue; /* rectangular: HM */
+        if (kind == 0) { /* banded */
+          PetscCall(BandCSR(t->rnd, 80, 2, 5, 1, &csra));
+          PetscCall(BandCSR(t->rnd, 80, 7, 1, 1, &csrb));
+        } else if (kind == 1) { /* structured sparse, with holes */
+          PetscCall(StructuredCSR(t->rnd, 70, 70, 12, 0.9, &csra));
+          PetscCall(StructuredCSR(t->rnd, 70, 70, 25, 0.9, &csrb));
+        } else { /* rectangular: A 50 x 30, B 30 x 41 */
+          PetscCall(StructuredCSR(t->rnd, 50, 30, 9, 1, &csra));
+          PetscCall(StructuredCSR(t->rnd, 30, 41, 7, 1, &csrb));
+        }
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_product", kernels[k]));
+        PetscCall(CreateMatrix(t->comm, &csra, MATDIAG, Schemes[sc], PETSC_FALSE, &Ad));
+        PetscCall(CreateMatrix(t->comm, &csrb, MATDIAG, Schemes[sc], PETSC_TRUE, &Bd));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_product"));
+        PetscCall(CreateMatrix(t->comm, &csra, MATAIJ, NULL, PETSC_FALSE, &Aa));
+        PetscCall(CreateMatrix(t->comm, &csrb, MATAIJ, NULL, PETSC_FALSE, &Ba));
+        for (MatProductType pt = MATPRODUCT_AB; pt <= MATPRODUCT_ABt; pt = (MatProductType)(pt + 1)) {
+          Mat Cd, Ca;
+
+          if (kind == 2 && pt != MATPRODUCT_AB) continue; /* the shapes allow AB only */
+          PetscCall(PetscSNPrintf(desc, sizeof(desc), "%s product %s, scheme %s, kernel %s", kind == 0 ? "banded" : kind == 1 ? "structured" : "rectangular", MatProductTypes[pt], Schemes[sc], kernels[k]));
+          PetscCall(MatProductCreate(Ad, Bd, NULL, &Cd));
+          PetscCall(MatProductSetType(Cd, pt));
+          PetscCall(MatProductSetFromOptions(Cd));
+          PetscCall(MatProductSymbolic(Cd));
+          PetscCall(MatProductNumeric(Cd));
+          PetscCall(CheckType(Cd, desc));
+          PetscCall(MatProductCreate(Aa, Ba, NULL, &Ca));
+          PetscCall(MatProductSetType(Ca, pt));
+          PetscCall(MatProductSetFromOptions(Ca));
+          PetscCall(MatProductSymbolic(Ca));
+          PetscCall(MatProductNumeric(Ca));
+          PetscCall(CompareMats(t, Cd, Ca, desc));
+          /* new values of A, same diagonals: the numeric phase again */
+          PetscCall(MatScale(Ad, -0.5));
+          PetscCall(MatScale(Aa, -0.5));
+          PetscCall(MatProductNumeric(Cd));
+          PetscCall(MatProductNumeric(Ca));
+          PetscCall(CompareMats(t, Cd, Ca, desc));
+          PetscCall(CheckProducts(t, Cd, Ca, desc));
+          PetscCall(MatDestroy(&Cd));
+          PetscCall(MatDestroy(&Ca));
+        }
+        if (k == 0) { /* A times a dense B (SLEPc's block products), host or CUDA dense */
+          const PetscInt ks[] = {1, 4, 9};
+
+          for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+            Mat      B, Cd, Ca;
+            PetscInt n;
+
+            PetscCall(MatGetLocalSize(Ad, NULL, &n));
+            PetscCall(MatCreateDense(t->comm, n, PETSC_DECIDE, csra.N, ks[i], NULL, &B));
+            PetscCall(MatSetRandom(B, t->vrnd));
+            PetscCall(MatMatMult(Ad, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cd));
+            PetscCall(MatMatMult(Aa, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ca));
+            PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s times dense with %" PetscInt_FMT " columns", Schemes[sc], ks[i]));
+            PetscCall(CompareMats(t, Cd, Ca, desc));
+            PetscCall(MatScale(Ad, 2.0));
+            PetscCall(MatScale(Aa, 2.0));
+            PetscCall(MatMatMult(Ad, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Cd));
+            PetscCall(MatMatMult(Aa, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Ca));
+            PetscCall(CompareMats(t, Cd, Ca, desc));
+            PetscCall(MatDestroy(&B));
+            PetscCall(MatDestroy(&Cd));
+            PetscCall(MatDestroy(&Ca));
+          }
+        }
+        PetscCall(MatDestroy(&Ad));
+        PetscCall(MatDestroy(&Bd));
+        PetscCall(MatDestroy(&Aa));
+        PetscCall(MatDestroy(&Ba));
+        PetscCall(GlobalCSRDestroy(&csra));
+        PetscCall(GlobalCSRDestroy(&csrb));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- 4: MatView/MatLoad binary, ::ascii_info, MatDiagGetInfo ---- */
+static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
+{
+  GlobalCSR   csr;
+  Mat         Ad, Aa, L;
+  PetscViewer v;
+  MatDiagInfo info;
+  char        text[4096];
+
+  PetscFunctionBeginUser;
+  PetscCall(BandCSR(t->rnd, 64, 2, 3, 1, &csr));
+  PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "cdm", PETSC_FALSE, &Ad));
+  PetscCall(CreateMatrix(t->comm, &csr, MATAIJ, NULL, PETSC_FALSE, &Aa));
+  PetscCall(MatDiagGetInfo(Ad, &info));
+  PetscCheck(info.scheme == MAT_DIAG_SCHEME_CDM && info.ndiag == 6 && info.entries == csr.nnz && info.stored == 6 * 64 && info.padding == 6 * 64 - csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "MatDiagGetInfo of a 64 x 64 band -2..3 in CDM: scheme %d, %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " entries, %" PetscInt64_FMT " stored, %" PetscInt64_FMT " padding; expected 6 diagonals, %" PetscInt_FMT " entries, 384 stored",
+             (int)info.scheme, info.ndiag, info.entries, info.stored, info.padding, csr.nnz);
+  PetscCall(PetscViewerBinaryOpen(t->comm, t->binfile, FILE_MODE_WRITE, &v));
+  PetscCall(MatView(Ad, v));
+  PetscCall(PetscViewerDestroy(&v));
+  for (PetscInt as_diag = 0; as_diag < 2; as_diag++) {
+    PetscCall(PetscViewerBinaryOpen(t->comm, t->binfile, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(t->comm, &L));
+    PetscCall(MatSetType(L, as_diag ? MATDIAG : MATAIJ));
+    PetscCall(MatLoad(L, v));
+    PetscCall(PetscViewerDestroy(&v));
+    if (as_diag) PetscCall(CheckType(L, "MatLoad"));
+    PetscCall(CheckProducts(t, L, Aa, as_diag ? "MatView binary, MatLoad as diag" : "MatView binary, MatLoad as AIJ"));
+    PetscCall(CompareMats(t, L, Aa, "MatView binary, MatLoad"));
+    PetscCall(MatDestroy(&L));
+  }
+  if (t->size == 1) { /* -mat_view ::ascii_info into a file, read back */
+    char   name[PETSC_MAX_PATH_LEN];
+    FILE  *f;
+    size_t got;
+
+    PetscCall(PetscSNPrintf(name, sizeof(name), "%s.info", t->binfile));
+    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(Ad, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscViewerDestroy(&v));
+    f = fopen(name, "r");
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+    got       = fread(text, 1, sizeof(text) - 1, f);
+    text[got] = 0;
+    fclose(f);
+    PetscCheck(strstr(text, "DIAG: scheme CDM") && strstr(text, "padding"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatView ::ascii_info does not show the scheme and padding: %s", text);
+  }
+  PetscCall(MatDestroy(&Ad));
+  PetscCall(MatDestroy(&Aa));
+  PetscCall(GlobalCSRDestroy(&csr));
+  PetscFunctionReturn(0);
+}
+
+/* ---- 5: bad input gets an error whose message says what is wrong ---- */
+static PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what)
+{
+  const char *text;
+  char       *specific = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: expected an error, there was none", what);
+  PetscCall(PetscErrorMessage(ierr, &text, &specific));
+  PetscCheck(specific && strstr(specific, must_contain), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the error message does not say '%s': %s", what, must_contain, specific ? specific : "(none)");
+  PetscFunctionReturn(0);
+}
+
+/* Runs 'call' with errors returned instead of printed, and checks the message */
+#define EXPECT_ERROR(call, must_contain, what) \
+  do { \
+    PetscErrorCode ierr_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    ierr_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCall(ExpectError(ierr_, must_contain, what)); \
+  } while (0)
+
+static PetscErrorCode BadInputChecks(TestCtx *t)
+{
+  GlobalCSR csr;
+  Mat       A, B, C;
+
+  PetscFunctionBeginUser;
+  /* a random sparse matrix: its nonzeros spread over nearly every diagonal */
+  PetscCall(GenerateSquare(t->rnd, 200, 3, &csr));
+  EXPECT_ERROR(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A), "-mat_diag_max_fill", "a matrix on too many diagonals (MatSetValues)");
+  PetscCall(MatDestroy(&A));
+  PetscCall(GlobalCSRDestroy(&csr));
+  if (t->size == 1) {
+    GlobalCSR rect;
+
+    PetscCall(StructuredCSR(t->rnd, 30, 20, 5, 1, &rect));
+    EXPECT_ERROR(CreateMatrix(t->comm, &rect, MATDIAG, "cdm", PETSC_FALSE, &A), "square", "CDM of a rectangular matrix");
+    PetscCall(MatDestroy(&A));
+    PetscCall(GlobalCSRDestroy(&rect));
+  }
+  PetscCall(MatCreate(t->comm, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, 20, 20));
+  PetscCall(MatSetType(A, MATDIAG));
+  EXPECT_ERROR(MatDiagSetScheme(A, (MatDiagScheme)42), "Unknown MatDiagScheme", "MatDiagSetScheme(42)");
+  PetscCall(MatDestroy(&A));
+
+  /* values off every stored diagonal after assembly */
+  PetscCall(BandCSR(t->rnd, 20, 1, 1, 1, &csr));
+  PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A));
+  {
+    PetscInt    rstart, rend, j;
+    PetscScalar one = 1;
+
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    j = (rstart + 10) % 20;
+    if (rend > rstart) EXPECT_ERROR(MatSetValues(A, 1, &rstart, 1, &j, &one, INSERT_VALUES), "does not store", "MatSetValues off the stored diagonals");
+  }
+  /* products of mismatched sizes and of different schemes */
+  {
+    GlobalCSR small;
+
+    PetscCall(BandCSR(t->rnd, 7, 1, 1, 1, &small));
+    PetscCall(CreateMatrix(t->comm, &small, MATDIAG, "hm", PETSC_FALSE, &B));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    PetscCheck(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C) != 0, t->comm, PETSC_ERR_PLIB, "MatMatMult of a 20x20 and a 7x7 diag matrix: expected an error");
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(MatDestroy(&B));
+    PetscCall(GlobalCSRDestroy(&small));
+  }
+  if (t->size == 1) {
+    PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "cdm", PETSC_FALSE, &B));
+    EXPECT_ERROR(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C), "same -mat_diag_scheme", "the product of an HM and a CDM matrix");
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(GlobalCSRDestroy(&csr));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  TestCtx  t;
+  PetscInt seed = 2024, large = 100000, ncases = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(GpuMatsInitializePackage());
+  PetscCall(TestCtxInit(&t, "test_diag_ops", 60));
+  PetscOptionsBegin(t.comm, NULL, "test_diag_ops options", NULL);
+  PetscCall(PetscOptionsInt("-seed", "seed of the random matrices", NULL, seed, &seed, NULL));
+  PetscCall(PetscOptionsInt("-large", "rows of the largest banded matrix", NULL, large, &large, NULL));
+  PetscCall(PetscOptionsReal("-tol", "relative error allowed", NULL, t.tol, &t.tol, NULL));
+  PetscCall(PetscOptionsString("-binary_file", "scratch file for MatView/MatLoad", NULL, t.binfile, t.binfile, sizeof(t.binfile), NULL));
+  PetscOptionsEnd();
+  PetscCall(TestCtxSeed(&t, seed));
+
+  PetscCall(SweepChecks(&t, large, &ncases));
+  for (PetscInt sc = 0; sc < 3; sc++) PetscCall(AlgebraChecks(&t, Schemes[sc]));
+  if (t.size == 1) PetscCall(ProductChecks(&t));
+  PetscCall(ViewLoadInfoChecks(&t));
+  PetscCall(BadInputChecks(&t));
+  PetscCall(PetscPrintf(t.comm, "test_diag_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " results compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, t.ncompared, (double)t.maxerr, (double)t.tol));
+  PetscCall(TestCtxDestroy(&t));
+  PetscCall(PetscFinalize());
+  return 0;
+}
