@@ -1,0 +1,785 @@
+/* MATMPIDIAG: rows distributed as PETSc does; each process holds its diagonal block
+   (local rows x local columns) as a seqdiag and the rest of its rows (the columns of
+   other processes, compacted to the ones present) as a seqaijpcsr, with the ghost
+   values of x brought by a VecScatter, like MPIAIJ.  Until the first assembly the
+   entries are collected in a staging MPIAIJ (any process may set any row), whose
+   pattern decides the diagonals and the ghost columns.  After it, each process sets
+   entries of its own rows on the stored diagonals and ghost columns. */
+#include "diag/diag_impl.h"
+
+typedef struct {
+  Mat            A, B;   /* seqdiag diagonal block, seqaijpcsr off-process block (nghost columns) */
+  PetscInt      *garray; /* the global column of each column of B, ascending */
+  PetscInt       nghost;
+  Vec            lvec; /* ghost values of x */
+  VecScatter     Mvctx;
+  Mat            stage; /* MPIAIJ until the first assembly */
+  DiagSettings   settings;
+  GpuMatsBackend backend;
+  PetscInt      *row_cols; /* MatGetRow's scratch */
+  PetscScalar   *row_vals;
+  PetscInt       row_capacity;
+} Mat_MPIDiag;
+
+#define MPIDiagOf(M) ((Mat_MPIDiag *)(M)->data)
+
+static PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op)
+{
+  PetscFunctionBegin;
+  PetscCheck(MPIDiagOf(M)->A, PetscObjectComm((PetscObject)M), PETSC_ERR_ARG_WRONGSTATE, "mpidiag %s: assemble the matrix first", op);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The blocks, the ghost columns and the scatter from the assembled MPIAIJ P. */
+static PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
+{
+  Mat_MPIDiag    *c = MPIDiagOf(M);
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+  IS              is;
+  Vec             x;
+  VecType         vtype = VECSEQ;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&c->A));
+  PetscCall(MatDestroy(&c->B));
+  PetscCall(VecDestroy(&c->lvec));
+  PetscCall(VecScatterDestroy(&c->Mvctx));
+  PetscCall(PetscFree(c->garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, &garray));
+  /* the diagonal block: its diagonals found with this matrix's settings */
+  PetscCall(MatCreate(PETSC_COMM_SELF, &c->A));
+  PetscCall(MatSetSizes(c->A, Ad->rmap->n, Ad->cmap->n, Ad->rmap->n, Ad->cmap->n));
+  PetscCall(MatSetType(c->A, MATSEQDIAG));
+  ((Mat_SeqDiag *)c->A->spptr)->settings = c->settings;
+  PetscCall(GpuMatsShadowSetBackend(c->A, c->backend));
+  PetscCall(PetscLayoutSetUp(c->A->rmap));
+  PetscCall(PetscLayoutSetUp(c->A->cmap));
+  c->A->preallocated = PETSC_TRUE;
+  PetscCall(MatDiagBuildFromAIJ_SeqDiag(c->A, Ad));
+  c->A->assembled = PETSC_TRUE;
+  /* the off-process block as it is (few entries, any columns): CSR on the pcsr kernels */
+  c->nghost = Ao->cmap->n;
+  PetscCall(PetscMalloc1(PetscMax(c->nghost, 1), &c->garray));
+  PetscCall(PetscArraycpy(c->garray, garray, c->nghost));
+  PetscCall(MatDuplicate(Ao, MAT_COPY_VALUES, &c->B));
+  PetscCall(MatConvert(c->B, MATSEQAIJPCSR, MAT_INPLACE_MATRIX, &c->B));
+  PetscCall(MatGpuMatsSetBackend(c->B, c->backend));
+  /* ghost values of x: a scatter from x to lvec, on the device when x lives there */
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscBool uses;
+
+    PetscCall(MatGpuMatsUsesDevice(c->A, &uses));
+    if (uses) vtype = VECSEQCUDA;
+  }
+#endif
+  PetscCall(VecCreate(PETSC_COMM_SELF, &c->lvec));
+  PetscCall(VecSetSizes(c->lvec, c->nghost, c->nghost));
+  PetscCall(VecSetType(c->lvec, vtype));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, c->nghost, c->garray, PETSC_USE_POINTER, &is));
+  PetscCall(MatCreateVecs(M, &x, NULL));
+  PetscCall(VecScatterCreate(x, is, c->lvec, NULL, &c->Mvctx));
+  PetscCall(VecDestroy(&x));
+  PetscCall(ISDestroy(&is));
+  PetscCall(PetscInfo(M, "MPIDIAG: diagonal block %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " ghost columns\n", Ad->rmap->n, Ad->cmap->n, c->nghost));
+  M->nonzerostate++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- MatSetUp, MatSetValues, assembly --------------------------------------- */
+
+static PetscErrorCode MatSetUp_MPIDiag(Mat M)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutSetUp(M->rmap));
+  PetscCall(PetscLayoutSetUp(M->cmap));
+  if (c->A || c->stage) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &c->stage));
+  PetscCall(MatSetSizes(c->stage, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
+  PetscCall(MatSetType(c->stage, MATMPIAIJ));
+  PetscCall(MatMPIAIJSetPreallocation(c->stage, 9, NULL, 4, NULL)); /* a guess; the staging matrix grows as needed */
+  PetscCall(MatSetOption(c->stage, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  M->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValues_MPIDiag(Mat M, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+  PetscInt     rstart = M->rmap->rstart, rend = M->rmap->rend, cstart = M->cmap->rstart, cend = M->cmap->rend;
+
+  PetscFunctionBegin;
+  if (!c->A) {
+    if (!c->stage) PetscCall(MatSetUp_MPIDiag(M));
+    PetscCall(MatSetValues(c->stage, m, rows, n, cols, v, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt r = 0; r < m; r++) {
+    const PetscInt i = rows[r] - rstart;
+
+    if (rows[r] < 0) continue;
+    PetscCheck(rows[r] >= rstart && rows[r] < rend, PETSC_COMM_SELF, PETSC_ERR_SUP, "mpidiag MatSetValues: row %" PetscInt_FMT " belongs to another process (this one owns [%" PetscInt_FMT ", %" PetscInt_FMT ")); after the first assembly each process sets its own rows", rows[r], rstart, rend);
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt    j     = cols[k];
+      const PetscScalar value = v ? v[r * n + k] : 0;
+
+      if (j < 0) continue;
+      PetscCheck(j < M->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, M->cmap->N);
+      if (j >= cstart && j < cend) {
+        const PetscInt jl = j - cstart;
+
+        PetscCall(MatSetValues_SeqDiag(c->A, 1, &i, 1, &jl, &value, mode));
+      } else {
+        PetscInt g;
+
+        PetscCall(PetscFindInt(j, c->nghost, c->garray, &g));
+        if (g < 0) {
+          PetscCheck(value == (PetscScalar)0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatSetValues: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is in a column of another process that this matrix does not store for rows %" PetscInt_FMT "..%" PetscInt_FMT " (they had no entry there at the first assembly). Set every entry you need (zeros count) before the first MatAssemblyEnd, or use an AIJ matrix", rows[r], j, rstart, rend - 1);
+          continue;
+        }
+        PetscCall(MatSetValues(c->B, 1, &i, 1, &g, &value, mode));
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyBegin_MPIDiag(Mat M, MatAssemblyType type)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  if (c->stage) PetscCall(MatAssemblyBegin(c->stage, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIDiag(Mat M, MatAssemblyType type)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  if (!c->A && !c->stage) { /* assembled with no entries at all */
+    PetscCall(MatSetUp_MPIDiag(M));
+    PetscCall(MatAssemblyBegin(c->stage, type));
+  }
+  if (c->stage) {
+    PetscCall(MatAssemblyEnd(c->stage, type));
+    if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MPIDiagBuildFromMPIAIJ(M, c->stage));
+    PetscCall(MatDestroy(&c->stage));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatAssemblyBegin(c->B, type));
+  PetscCall(MatAssemblyEnd(c->B, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the multiplies: diagonal block while the ghosts travel, then the rest ---- */
+
+static PetscErrorCode MatMultAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatMult"));
+  PetscCall(VecScatterBegin(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (y0) PetscCall((*c->A->ops->multadd)(c->A, x, y0, y));
+  else PetscCall((*c->A->ops->mult)(c->A, x, y));
+  PetscCall(VecScatterEnd(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (c->nghost) PetscCall((*c->B->ops->multadd)(c->B, c->lvec, y, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIDiag(Mat M, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAdd_MPIDiag(M, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatMultTranspose"));
+  if (c->nghost) PetscCall((*c->B->ops->multtranspose)(c->B, x, c->lvec));
+  else PetscCall(VecSet(c->lvec, 0.0));
+  if (y0) PetscCall((*c->A->ops->multtransposeadd)(c->A, x, y0, y));
+  else PetscCall((*c->A->ops->multtranspose)(c->A, x, y));
+  PetscCall(VecScatterBegin(c->Mvctx, c->lvec, y, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(c->Mvctx, c->lvec, y, ADD_VALUES, SCATTER_REVERSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIDiag(Mat M, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAdd_MPIDiag(M, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the algebra -------------------------------------------------------------- */
+
+static PetscErrorCode MPIDiagCheckSquareLayout(Mat M, const char *op)
+{
+  PetscFunctionBegin;
+  PetscCheck(M->rmap->rstart == M->cmap->rstart && M->rmap->rend == M->cmap->rend, PETSC_COMM_SELF, PETSC_ERR_SUP, "mpidiag %s: the rows and columns must be distributed alike (rows [%" PetscInt_FMT ", %" PetscInt_FMT "), columns [%" PetscInt_FMT ", %" PetscInt_FMT ") here)", op, M->rmap->rstart, M->rmap->rend, M->cmap->rstart, M->cmap->rend);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_MPIDiag(Mat M, Vec v)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatGetDiagonal"));
+  PetscCall(MPIDiagCheckSquareLayout(M, "MatGetDiagonal"));
+  PetscCall((*MPIDiagOf(M)->A->ops->getdiagonal)(MPIDiagOf(M)->A, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatScale_MPIDiag(Mat M, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatScale"));
+  PetscCall(MatScale(MPIDiagOf(M)->A, a));
+  PetscCall(MatScale(MPIDiagOf(M)->B, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatShift_MPIDiag(Mat M, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatShift"));
+  PetscCall(MPIDiagCheckSquareLayout(M, "MatShift"));
+  PetscCall(MatShift(MPIDiagOf(M)->A, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroEntries_MPIDiag(Mat M)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  if (c->stage) PetscCall(MatZeroEntries(c->stage));
+  if (c->A) {
+    PetscCall(MatZeroEntries(c->A));
+    PetscCall(MatZeroEntries(c->B));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The entries of local row i (global index), global columns ascending */
+static PetscErrorCode MatGetRow_MPIDiag(Mat M, PetscInt row, PetscInt *nz, PetscInt **cols, PetscScalar **vals)
+{
+  Mat_MPIDiag       *c = MPIDiagOf(M);
+  PetscInt           i = row - M->rmap->rstart, na, nb;
+  const PetscInt    *ca, *cb;
+  const PetscScalar *va, *vb;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatGetRow"));
+  PetscCheck(i >= 0 && i < M->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatGetRow: row %" PetscInt_FMT " is not owned by this process", row);
+  PetscCall(MatGetRow(c->A, i, &na, &ca, &va));
+  PetscCall(MatGetRow(c->B, i, &nb, &cb, &vb));
+  if (na + nb > c->row_capacity) {
+    PetscCall(PetscFree2(c->row_cols, c->row_vals));
+    c->row_capacity = na + nb;
+    PetscCall(PetscMalloc2(c->row_capacity, &c->row_cols, c->row_capacity, &c->row_vals));
+  }
+  for (PetscInt k = 0; k < na; k++) c->row_cols[k] = ca[k] + M->cmap->rstart, c->row_vals[k] = va[k];
+  for (PetscInt k = 0; k < nb; k++) c->row_cols[na + k] = c->garray[cb[k]], c->row_vals[na + k] = vb[k];
+  *nz = na + nb;
+  PetscCall(MatRestoreRow(c->B, i, &nb, &cb, &vb)); /* sets na, nb to 0 */
+  PetscCall(MatRestoreRow(c->A, i, &na, &ca, &va));
+  PetscCall(PetscSortIntWithScalarArray(*nz, c->row_cols, c->row_vals));
+  if (cols) *cols = c->row_cols;
+  if (vals) *vals = c->row_vals;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRestoreRow_MPIDiag(Mat M, PetscInt row, PetscInt *nz, PetscInt **cols, PetscScalar **vals)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatNorm_MPIDiag(Mat M, NormType type, PetscReal *nrm)
+{
+  PetscReal local = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatNorm"));
+  PetscCheck(type == NORM_FROBENIUS || type == NORM_INFINITY || type == NORM_1, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "mpidiag MatNorm: NORM_1, NORM_INFINITY and NORM_FROBENIUS only");
+  if (type == NORM_1) { /* column sums over all processes */
+    PetscReal *sum, *total;
+
+    PetscCall(PetscCalloc2(M->cmap->N + 1, &sum, M->cmap->N + 1, &total));
+    for (PetscInt row = M->rmap->rstart; row < M->rmap->rend; row++) {
+      PetscInt           nz;
+      const PetscInt    *cols;
+      const PetscScalar *v;
+
+      PetscCall(MatGetRow(M, row, &nz, &cols, &v));
+      for (PetscInt k = 0; k < nz; k++) sum[cols[k]] += PetscAbsScalar(v[k]);
+      PetscCall(MatRestoreRow(M, row, &nz, &cols, &v));
+    }
+    PetscCall(MPIU_Allreduce(sum, total, (PetscMPIInt)M->cmap->N, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)M)));
+    *nrm = 0;
+    for (PetscInt j = 0; j < M->cmap->N; j++) *nrm = PetscMax(*nrm, total[j]);
+    PetscCall(PetscFree2(sum, total));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt row = M->rmap->rstart; row < M->rmap->rend; row++) {
+    PetscInt           nz;
+    const PetscScalar *v;
+    PetscReal          sum = 0;
+
+    PetscCall(MatGetRow(M, row, &nz, NULL, &v));
+    for (PetscInt k = 0; k < nz; k++) sum += type == NORM_FROBENIUS ? PetscRealPart(PetscConj(v[k]) * v[k]) : PetscAbsScalar(v[k]);
+    PetscCall(MatRestoreRow(M, row, &nz, NULL, &v));
+    local = type == NORM_FROBENIUS ? local + sum : PetscMax(local, sum);
+  }
+  PetscCall(MPIU_Allreduce(&local, nrm, 1, MPIU_REAL, type == NORM_FROBENIUS ? MPIU_SUM : MPIU_MAX, PetscObjectComm((PetscObject)M)));
+  if (type == NORM_FROBENIUS) *nrm = PetscSqrtReal(*nrm);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInfo_MPIDiag(Mat M, MatInfoType flag, MatInfo *info)
+{
+  Mat_MPIDiag   *c = MPIDiagOf(M);
+  MatInfo        ia, ib;
+  PetscLogDouble local[4], global[4];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  PetscCall(PetscMemzero(&ia, sizeof(ia)));
+  PetscCall(PetscMemzero(&ib, sizeof(ib)));
+  if (c->A) {
+    PetscCall(MatGetInfo(c->A, MAT_LOCAL, &ia));
+    PetscCall(MatGetInfo(c->B, MAT_LOCAL, &ib));
+  }
+  local[0] = ia.nz_used + ib.nz_used, local[1] = ia.nz_allocated + ib.nz_allocated, local[2] = ia.nz_unneeded + ib.nz_unneeded, local[3] = ia.memory + ib.memory;
+  if (flag == MAT_LOCAL) PetscCall(PetscArraycpy(global, local, 4));
+  else PetscCall(MPIU_Allreduce(local, global, 4, MPIU_PETSCLOGDOUBLE, flag == MAT_GLOBAL_MAX ? MPI_MAX : MPI_SUM, PetscObjectComm((PetscObject)M)));
+  info->block_size   = 1.0;
+  info->nz_used      = global[0];
+  info->nz_allocated = global[1];
+  info->nz_unneeded  = global[2];
+  info->memory       = global[3];
+  info->assemblies   = (PetscLogDouble)M->num_ass;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An MPIAIJ with M's entries */
+static PetscErrorCode MPIDiagToMPIAIJ(Mat M, Mat *P)
+{
+  PetscInt *dnz, *onz;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatConvert"));
+  PetscCall(PetscCalloc2(M->rmap->n + 1, &dnz, M->rmap->n + 1, &onz));
+  for (PetscInt row = M->rmap->rstart; row < M->rmap->rend; row++) {
+    PetscInt        nz;
+    const PetscInt *cols;
+
+    PetscCall(MatGetRow(M, row, &nz, &cols, NULL));
+    for (PetscInt k = 0; k < nz; k++) {
+      if (cols[k] >= M->cmap->rstart && cols[k] < M->cmap->rend) dnz[row - M->rmap->rstart]++;
+      else onz[row - M->rmap->rstart]++;
+    }
+    PetscCall(MatRestoreRow(M, row, &nz, &cols, NULL));
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)M), P));
+  PetscCall(MatSetSizes(*P, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
+  PetscCall(MatSetType(*P, MATMPIAIJ));
+  PetscCall(MatMPIAIJSetPreallocation(*P, 0, dnz, 0, onz));
+  PetscCall(PetscFree2(dnz, onz));
+  for (PetscInt row = M->rmap->rstart; row < M->rmap->rend; row++) {
+    PetscInt           nz;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+
+    PetscCall(MatGetRow(M, row, &nz, &cols, &vals));
+    PetscCall(MatSetValues(*P, 1, &row, nz, cols, vals, INSERT_VALUES));
+    PetscCall(MatRestoreRow(M, row, &nz, &cols, &vals));
+  }
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_MPIDiag(Mat M, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat       P;
+  PetscBool aij, mpiaij;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  PetscCall(PetscStrcmp(type, MATAIJ, &aij));
+  PetscCall(PetscStrcmp(type, MATMPIAIJ, &mpiaij));
+  if (!aij && !mpiaij) {
+    Mat Q;
+
+    PetscCall(MatConvert(P, type, MAT_INITIAL_MATRIX, &Q));
+    PetscCall(MatDestroy(&P));
+    P = Q;
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(P, *newmat, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&P));
+  } else if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(M, &P));
+  else *newmat = P;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_MPIAIJ_MPIDiag(Mat P, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat M;
+
+  PetscFunctionBegin;
+  PetscCheck(reuse != MAT_REUSE_MATRIX, PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "MatConvert to mpidiag with MAT_REUSE_MATRIX: use MatCopy");
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)P), &M));
+  PetscCall(MatSetSizes(M, P->rmap->n, P->cmap->n, P->rmap->N, P->cmap->N));
+  PetscCall(MatSetType(M, MATMPIDIAG));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)M, ((PetscObject)P)->prefix));
+  PetscCall(MatSetFromOptions(M));
+  PetscCall(MatSetUp_MPIDiag(M));
+  PetscCall(MatDestroy(&MPIDiagOf(M)->stage));
+  PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
+  M->assembled = PETSC_TRUE;
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(P, &M));
+  else *newmat = M;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLoad_MPIDiag(Mat M, PetscViewer viewer)
+{
+  Mat P;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &P));
+  if (M->rmap->n >= 0 || M->rmap->N >= 0) PetscCall(MatSetSizes(P, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
+  PetscCall(MatSetType(P, MATMPIAIJ));
+  PetscCall(MatLoad(P, viewer));
+  PetscCall(PetscLayoutDestroy(&M->rmap));
+  PetscCall(PetscLayoutDestroy(&M->cmap));
+  PetscCall(PetscLayoutReference(P->rmap, &M->rmap));
+  PetscCall(PetscLayoutReference(P->cmap, &M->cmap));
+  PetscCall(MatSetUp_MPIDiag(M));
+  PetscCall(MatDestroy(&MPIDiagOf(M)->stage));
+  PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
+  PetscCall(MatDestroy(&P));
+  M->assembled = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_MPIDiag(Mat M, MatDuplicateOption op, Mat *N)
+{
+  Mat P;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatDuplicate"));
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  if (op != MAT_COPY_VALUES) PetscCall(MatZeroEntries(P));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)M), N));
+  PetscCall(MatSetSizes(*N, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
+  PetscCall(MatSetType(*N, MATMPIDIAG));
+  MPIDiagOf(*N)->settings = MPIDiagOf(M)->settings;
+  MPIDiagOf(*N)->backend  = MPIDiagOf(M)->backend;
+  PetscCall(MatSetUp_MPIDiag(*N));
+  PetscCall(MatDestroy(&MPIDiagOf(*N)->stage));
+  PetscCall(MPIDiagBuildFromMPIAIJ(*N, P));
+  PetscCall(MatDestroy(&P));
+  (*N)->assembled = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operations that may change which diagonals and ghost columns exist go through
+   MPIAIJ (none of them is on a solver's path): the result rebuilds the matrix. */
+static PetscErrorCode MPIDiagRebuildFrom(Mat M, Mat P)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
+  PetscCall(MatDestroy(&P));
+  M->assembled = PETSC_TRUE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCopy_MPIDiag(Mat M, Mat N, MatStructure str)
+{
+  PetscBool same;
+  Mat       P;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatCopy"));
+  PetscCall(PetscObjectTypeCompare((PetscObject)N, MATMPIDIAG, &same));
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  if (same) PetscCall(MPIDiagRebuildFrom(N, P));
+  else {
+    PetscCall(MatCopy(P, N, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&P));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAXPY_MPIDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat P, Q;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(Y, "MatAXPY"));
+  PetscCall(MPIDiagCheckAssembled(X, "MatAXPY"));
+  PetscCall(MPIDiagToMPIAIJ(Y, &P));
+  PetscCall(MPIDiagToMPIAIJ(X, &Q));
+  PetscCall(MatAXPY(P, a, Q, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatDestroy(&Q));
+  PetscCall(MPIDiagRebuildFrom(Y, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatTranspose_MPIDiag(Mat M, MatReuse reuse, Mat *T)
+{
+  Mat P, Pt, N;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatTranspose"));
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &Pt));
+  PetscCall(MatDestroy(&P));
+  if (reuse == MAT_REUSE_MATRIX) N = *T;
+  else {
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &N));
+    PetscCall(MatSetSizes(N, Pt->rmap->n, Pt->cmap->n, Pt->rmap->N, Pt->cmap->N));
+    PetscCall(MatSetType(N, MATMPIDIAG));
+    MPIDiagOf(N)->settings = MPIDiagOf(M)->settings;
+    MPIDiagOf(N)->backend  = MPIDiagOf(M)->backend;
+    PetscCall(MatSetUp_MPIDiag(N));
+    PetscCall(MatDestroy(&MPIDiagOf(N)->stage));
+  }
+  PetscCall(MPIDiagRebuildFrom(N, Pt));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(M, &N));
+  else *T = N;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
+{
+  Mat_MPIDiag      *c = MPIDiagOf(M);
+  PetscBool         ascii;
+  PetscViewerFormat format = PETSC_VIEWER_DEFAULT;
+  Mat               P;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (ascii) PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    MatDiagInfo info;
+    PetscMPIInt rank;
+
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)M), &rank));
+    if (!c->A) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "MPIDIAG: not assembled yet\n"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(MatDiagGetInfo_SeqDiag(c->A, &info));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MPIDIAG: diagonal blocks in diag, the other columns in pcsr; per process:\n"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] %s, %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " entries, %" PetscInt64_FMT " padding; %" PetscInt_FMT " ghost columns\n", rank, info.scheme == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", info.ndiag, info.entries, info.padding, c->nghost));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  PetscCall(PetscObjectSetName((PetscObject)P, ((PetscObject)M)->name));
+  PetscCall((*P->ops->view)(P, viewer));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- options, settings, backend ---------------------------------------------- */
+
+static PetscErrorCode MatSetFromOptions_MPIDiag(Mat M, GPUMATS_OPTIONS_ARG)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(DiagSettingsFromOptions(M, &c->settings, PetscOptionsObject));
+  PetscCall(GpuMatsBackendFromOptions(&c->backend, PetscOptionsObject));
+  PetscCall(MatGpuMatsSetBackend(M, c->backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetOption_MPIDiag(Mat M, MatOption op, PetscBool flg)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  if (c->stage) PetscCall(MatSetOption(c->stage, op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGpuMatsSetBackend_MPIDiag(Mat M, GpuMatsBackend backend)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  c->backend = backend;
+  PetscCall(GpuMatsSetDefaultVecType(M, backend));
+  if (c->A) {
+    PetscCall(MatGpuMatsSetBackend(c->A, backend));
+    PetscCall(MatGpuMatsSetBackend(c->B, backend));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGpuMatsGetBackend_MPIDiag(Mat M, GpuMatsBackend *backend)
+{
+  PetscFunctionBegin;
+  *backend = MPIDiagOf(M)->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGpuMatsUsesDevice_MPIDiag(Mat M, PetscBool *uses)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(M, MPIDiagOf(M)->backend, uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetScheme_MPIDiag(Mat M, MatDiagScheme scheme)
+{
+  PetscFunctionBegin;
+  MPIDiagOf(M)->settings.scheme = scheme;
+  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetScheme(MPIDiagOf(M)->A, scheme));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetScheme_MPIDiag(Mat M, MatDiagScheme *scheme)
+{
+  PetscFunctionBegin;
+  if (MPIDiagOf(M)->A) PetscCall(MatDiagGetScheme(MPIDiagOf(M)->A, scheme));
+  else *scheme = MPIDiagOf(M)->settings.scheme;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetMaxFill_MPIDiag(Mat M, PetscReal max_fill)
+{
+  PetscFunctionBegin;
+  PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatDiagSetMaxFill(%g): must be 0 (no limit) or positive", (double)max_fill);
+  MPIDiagOf(M)->settings.max_fill = max_fill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetInfo_MPIDiag(Mat M, MatDiagInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatDiagGetInfo"));
+  PetscCall(MatDiagGetInfo_SeqDiag(MPIDiagOf(M)->A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_DEVICE)
+static PetscErrorCode MatBindToCPU_MPIDiag(Mat M, PetscBool flg)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsSetDefaultVecType(M, flg ? GPUMATS_BACKEND_HOST : c->backend));
+  if (c->A) {
+    PetscCall(MatBindToCPU(c->A, flg));
+    PetscCall(MatBindToCPU(c->B, flg));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetScheme_C", set ? MatDiagSetScheme_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetScheme_C", set ? MatDiagGetScheme_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_MPIDiag(Mat M)
+{
+  Mat_MPIDiag *c = MPIDiagOf(M);
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCompose(M, PETSC_FALSE));
+  PetscCall(MatDestroy(&c->A));
+  PetscCall(MatDestroy(&c->B));
+  PetscCall(MatDestroy(&c->stage));
+  PetscCall(VecDestroy(&c->lvec));
+  PetscCall(VecScatterDestroy(&c->Mvctx));
+  PetscCall(PetscFree(c->garray));
+  PetscCall(PetscFree2(c->row_cols, c->row_vals));
+  PetscCall(PetscFree(M->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATMPIDIAG - "mpidiag" - the parallel diag matrix: each process's diagonal block
+   stored by its diagonals (MATSEQDIAG), the columns of other processes in CSR (the
+   pcsr kernels), ghost values of x by a VecScatter.
+
+   Level: beginner
+M*/
+PetscErrorCode MatCreate_MPIDiag(Mat M)
+{
+  Mat_MPIDiag *c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&c));
+  c->settings.scheme   = MAT_DIAG_SCHEME_AUTO;
+  c->settings.max_fill = 3;
+  c->backend           = GPUMATS_BACKEND_AUTO;
+  M->data              = c;
+  M->ops->setup            = MatSetUp_MPIDiag;
+  M->ops->setvalues        = MatSetValues_MPIDiag;
+  M->ops->assemblybegin    = MatAssemblyBegin_MPIDiag;
+  M->ops->assemblyend      = MatAssemblyEnd_MPIDiag;
+  M->ops->mult             = MatMult_MPIDiag;
+  M->ops->multadd          = MatMultAdd_MPIDiag;
+  M->ops->multtranspose    = MatMultTranspose_MPIDiag;
+  M->ops->multtransposeadd = MatMultTransposeAdd_MPIDiag;
+  M->ops->getdiagonal      = MatGetDiagonal_MPIDiag;
+  M->ops->scale            = MatScale_MPIDiag;
+  M->ops->shift            = MatShift_MPIDiag;
+  M->ops->zeroentries      = MatZeroEntries_MPIDiag;
+  M->ops->getrow           = MatGetRow_MPIDiag;
+  M->ops->restorerow       = MatRestoreRow_MPIDiag;
+  M->ops->norm             = MatNorm_MPIDiag;
+  M->ops->getinfo          = MatGetInfo_MPIDiag;
+  M->ops->convert          = MatConvert_MPIDiag;
+  M->ops->load             = MatLoad_MPIDiag;
+  M->ops->duplicate        = MatDuplicate_MPIDiag;
+  M->ops->copy             = MatCopy_MPIDiag;
+  M->ops->axpy             = MatAXPY_MPIDiag;
+  M->ops->transpose        = MatTranspose_MPIDiag;
+  M->ops->view             = MatView_MPIDiag;
+  M->ops->setfromoptions   = MatSetFromOptions_MPIDiag;
+  M->ops->setoption        = MatSetOption_MPIDiag;
+  M->ops->destroy          = MatDestroy_MPIDiag;
+#if defined(PETSC_HAVE_DEVICE)
+  M->ops->bindtocpu = MatBindToCPU_MPIDiag;
+  M->boundtocpu     = PETSC_FALSE;
+#endif
+  PetscCall(MPIDiagCompose(M, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)M, MATMPIDIAG));
+  PetscCall(GpuMatsSetDefaultVecType(M, c->backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
