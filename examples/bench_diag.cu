@@ -4,7 +4,8 @@ on the stencil matrices of examples/matgen.h (issue 8's benchmark 1; the diag ty
   -warmup <20> -reps <200>       untimed and timed SpMVs (median and min reported)\n\
   -bw_gib <4>                    size of the bandwidth-test array\n\
   -products <band:10000:5,...>   also C = A A: band:n:w (w diagonals around the main one) or\n\
-                                 sparse:n:d (d random diagonals), DIAG (HM and CDM) against\n\
+                                 sparse:n:d (d random diagonals), DIAG (HM and CDM; HM also by the\n\
+                                 paper's Algorithm 2, atomic, CDM by its Algorithm 1, tiled) against\n\
                                  cusparseSpGEMM (default algorithm, descriptor and work estimate included)\n\
                                  and PETSc's aijcusparse MatMatMult (numeric phase, structure reused)\n\
   -csv <path>                    append one line per (matrix, kernel)\n";
@@ -185,6 +186,48 @@ static PetscErrorCode RunDiagProductAtomic(void *ctx)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode RunDiagProductTiled(void *ctx)
+{
+  DiagProductRun *r = (DiagProductRun *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductNumericTiled(r->prod, r->A, r->A, r->C));
+  PetscFunctionReturn(0);
+}
+
+/* C's values on the device against the host product in C->val (relative error <= 1e-12) */
+static PetscErrorCode CheckDiagProduct(DiagDevice dC, DiagFormat *C, const char *spec, const char *kernel)
+{
+  const PetscInt64 nv = C->start[C->ndiag];
+  double          *dval, *hval = C->val, err = 0, nrm = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nv + 1, &dval));
+  C->val = dval;
+  PetscCall(DiagDeviceGetValues(dC, C));
+  C->val = hval;
+  for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - hval[q]) * (dval[q] - hval[q]), nrm += hval[q] * hval[q];
+  PetscCall(PetscFree(dval));
+  PetscCheck(sqrt(err) <= 1e-12 * sqrt(nrm), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product %s, %s: relative error %g", spec, kernel, sqrt(err / nrm));
+  PetscFunctionReturn(0);
+}
+
+/* C's values on the device set to NaN, so that an entry a kernel leaves alone fails the check */
+static PetscErrorCode PoisonDiagProduct(DiagDevice dC, DiagFormat *C)
+{
+  const PetscInt64 nv = C->start[C->ndiag];
+  double          *nan, *hval = C->val;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nv + 1, &nan));
+  for (PetscInt64 q = 0; q < nv; q++) nan[q] = NAN;
+  C->val = nan;
+  PetscCall(DiagDeviceCopyValues(dC, C));
+  C->val = hval;
+  PetscCall(PetscFree(nan));
+  PetscFunctionReturn(0);
+}
+
 typedef struct {
   cusparseHandle_t     handle;
   cusparseSpMatDescr_t A, C;
@@ -296,24 +339,11 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
     PetscCall(PetscTime(&t1));
     sym_s = t1 - t0;
     PetscCall(BenchTime(timer, RunDiagProduct, &r, 5, reps, &ms, &msmin));
-    if (check) { /* against the host product */
-      double    *dval, err = 0, nrm = 0;
-      PetscInt64 nv = C.start[C.ndiag];
-
-      DiagProductNumericHost(&A, &A, &C);
-      PetscCall(PetscMalloc1(nv + 1, &dval));
-      {
-        double *hval = C.val;
-
-        C.val = dval;
-        PetscCall(DiagDeviceGetValues(r.C, &C));
-        C.val = hval;
-      }
-      for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - C.val[q]) * (dval[q] - C.val[q]), nrm += C.val[q] * C.val[q];
-      PetscCheck(sqrt(err) <= 1e-12 * sqrt(nrm), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product %s: relative error %g", spec, sqrt(err / nrm));
-      PetscCall(PetscFree(dval));
-    }
     PetscCall(PetscSNPrintf(kernel, sizeof(kernel), "diag_%s_product", scheme ? "cdm" : "hm"));
+    if (check) { /* against the host product (C.val keeps it for the kernels below) */
+      DiagProductNumericHost(&A, &A, &C);
+      PetscCall(CheckDiagProduct(r.C, &C, spec, kernel));
+    }
     PetscCall(PetscSNPrintf(info, sizeof(info), "%" PetscInt_FMT, C.ndiag));
     PetscCall(BenchPrintRow(kernel, info, ms, msmin, 0, 0, -1));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (%s: symbolic phase on the host and set-up %.3f s%s)\n", kernel, sym_s, check ? "; checked against the host product" : ""));
@@ -322,6 +352,14 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
       PetscCall(BenchTime(timer, RunDiagProductAtomic, &r, 5, reps, &ms, &msmin));
       PetscCall(BenchPrintRow("diag_hm_product_paper", info, ms, msmin, 0, 0, -1));
       if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",diag_hm_product_paper,%" PetscInt_FMT ",%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, C.ndiag, (long long)C.start[C.ndiag], ms, msmin);
+    }
+    if (scheme == DIAG_SCHEME_CDM) { /* the paper's Algorithm 1: 16 x 16 blocks, tiles of A's diagonals in shared memory */
+      if (check) PetscCall(PoisonDiagProduct(r.C, &C));
+      PetscCall(BenchTime(timer, RunDiagProductTiled, &r, 5, reps, &ms, &msmin));
+      if (check) PetscCall(CheckDiagProduct(r.C, &C, spec, "diag_cdm_product_tiled"));
+      PetscCall(BenchPrintRow("diag_cdm_product_tiled", info, ms, msmin, 0, 0, -1));
+      if (check) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (diag_cdm_product_tiled: checked against the host product)\n"));
+      if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",diag_cdm_product_tiled,%" PetscInt_FMT ",%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, C.ndiag, (long long)C.start[C.ndiag], ms, msmin);
     }
     PetscCall(DiagDeviceProductDestroy(&r.prod));
     PetscCall(DiagDeviceDestroy(&r.A));

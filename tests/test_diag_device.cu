@@ -4,8 +4,13 @@
    outputs poisoned with NaN first, on 0x0, 1x1, rectangular HM, banded (bandwidth 1 to
    50), structured sparse with more diagonals than a shared-memory tile (600), and
    n = 1e5; also after new values.  The product C = A B on banded, structured-sparse and
-   rectangular (HM) matrices, again after A's values change.  Prints "skipped" and
-   exits 0 without a usable device. */
+   rectangular (HM) matrices, again after A's values change, by our kernel, the paper's
+   Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled; banded of widths 1 to 41,
+   structured sparse with 5 and 40 random offsets, n = 1, 7, 100, 1000), C poisoned with
+   NaN first.  The SpMM C = A B (+ C) against k SpMVs of the host for k = 0, 1, 3, 8, 9,
+   17 with padded leading dimensions, on HM (square, rectangular, no rows, no columns) and
+   CDM matrices.  Prints "skipped" and exits 0 without a usable device; exits 1 when a
+   check fails. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -114,18 +119,33 @@ static PetscErrorCode CheckMatrix(DiagScheme scheme, PetscInt m, PetscInt n, Pet
   PetscFunctionReturn(0);
 }
 
-/* C = A B on the device against DiagProductNumericHost */
-static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noff, const PetscInt *off, const char *what, int *failures)
+/* Relative error of the n values y against ref (NaN in y fails: the comparison is false) */
+static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, double tol, double *rel)
 {
-  PetscInt         *ai, *aj, *bi, *bj;
-  double           *aa, *ba, *dval;
-  DiagFormat        A, B, C;
-  DiagDevice        dA, dB, dC;
-  DiagDeviceProduct prod;
+  double err = 0, nrm = 0;
+
+  for (PetscInt64 q = 0; q < n; q++) err += (y[q] - ref[q]) * (y[q] - ref[q]), nrm += ref[q] * ref[q];
+  *rel = nrm > 0 ? sqrt(err / nrm) : sqrt(err);
+  return sqrt(err) <= tol * sqrt(nrm) + 1e-300 || n == 0;
+}
+
+/* C = A B on the device against DiagProductNumericHost: A (m x k) with entries on offsets offa,
+   B (k x n) on offsets offb, each entry kept with probability keep; our kernel, the paper's
+   Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled), each on a C poisoned with NaN, then
+   again after A's values change.  One line per kernel and pass. */
+static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
+{
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)"};
+  PetscInt                *ai, *aj, *bi, *bj;
+  double                  *aa, *ba, *dval;
+  DiagFormat               A, B, C;
+  DiagDevice               dA, dB, dC;
+  DiagDeviceProduct        prod;
+  const char              *sname = scheme == DIAG_SCHEME_HM ? "HM" : "CDM";
 
   PetscFunctionBeginUser;
-  RandomCSR(m, k, noff, off, 0.9, &ai, &aj, &aa);
-  RandomCSR(k, n, noff, off, 0.9, &bi, &bj, &ba);
+  RandomCSR(m, k, noffa, offa, keep, &ai, &aj, &aa);
+  RandomCSR(k, n, noffb, offb, keep, &bi, &bj, &ba);
   PetscCheck(DiagFromCSR(scheme, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(scheme, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: build", what);
   PetscCheck(DiagProductSymbolic(&A, &B, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: symbolic", what);
   PetscCall(DiagDeviceCreate(&A, &dA));
@@ -134,26 +154,30 @@ static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, Pe
   PetscCall(DiagDeviceProductCreate(&A, &B, &C, &prod));
   dval = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   for (int pass = 0; pass < 2; pass++) {
-    double    *hval = C.val, err = 0, nrm = 0;
-    PetscInt64 nv   = C.start[C.ndiag];
+    double          *hval = C.val, rel;
+    const PetscInt64 nv   = C.start[C.ndiag];
 
     if (pass) { /* new values of A, same diagonals */
       for (PetscInt64 q = 0; q < A.start[A.ndiag]; q++) A.val[q] = Uniform();
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductNumericHost(&A, &B, &C);
-    for (int atomic = 0; atomic < (scheme == DIAG_SCHEME_HM ? 2 : 1); atomic++) { /* ours, and the paper's Algorithm 2 (HM) */
-      err = nrm = 0;
-      if (atomic) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
+    for (int variant = 0; variant < 3; variant++) {
+      const double tol = variant == 2 ? 1e-12 : 1e-13;
+      int          ok;
+
+      if ((variant == 1 && scheme != DIAG_SCHEME_HM) || (variant == 2 && scheme != DIAG_SCHEME_CDM)) continue;
+      for (PetscInt64 q = 0; q < nv; q++) dval[q] = NAN; /* an entry the kernel does not write fails */
       C.val = dval;
+      PetscCall(DiagDeviceCopyValues(dC, &C));
+      if (variant == 0) PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
+      else if (variant == 1) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
-      for (PetscInt64 q = 0; q < nv; q++) err += (dval[q] - hval[q]) * (dval[q] - hval[q]), nrm += hval[q] * hval[q];
-      if (!(sqrt(err) <= 1e-13 * sqrt(nrm) + 1e-300 || nv == 0)) {
-        (*failures)++;
-        printf("FAILED %s %s: C = A B%s (pass %d): relative error %g\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", what, atomic ? " (atomic)" : "", pass, nrm > 0 ? sqrt(err / nrm) : sqrt(err));
-      }
+      ok    = WithinTolerance(nv, dval, hval, tol, &rel);
+      if (!ok) (*failures)++;
+      printf("%s %s %s: C = A B (%d, %d and %d diagonals), %s, pass %d: relative error %.2e\n", ok ? "ok    " : "FAILED", sname, what, (int)A.ndiag, (int)B.ndiag, (int)C.ndiag, variant_name[variant], pass, rel);
     }
   }
   PetscCall(DiagDeviceProductDestroy(&prod));
@@ -162,6 +186,106 @@ static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, Pe
   PetscCall(DiagDeviceDestroy(&dC));
   DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
   free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval);
+  PetscFunctionReturn(0);
+}
+
+/* The tiled product (the paper's Algorithm 1, CDM) on the edge cases: banded, structured
+   sparse with random offsets (A's and B's drawn apart), banded times structured, for several n */
+static PetscErrorCode CheckTiledProducts(int *failures)
+{
+  static const PetscInt sizes[] = {1, 7, 100, 1000}, widths[] = {1, 3, 17, 41}, nrandom[] = {5, 40};
+  PetscInt              offa[128], offb[128], na, nb;
+  char                  what[128];
+
+  PetscFunctionBeginUser;
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+    const PetscInt n = sizes[s];
+    const double   keep = n <= 7 ? 1.0 : 0.9;
+
+    for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) { /* bands -w..w: 2w+1 diagonals, wider than a tile from w = 17 on */
+      na = 0;
+      for (PetscInt d = -widths[w]; d <= widths[w]; d++) offa[na++] = d;
+      snprintf(what, sizeof(what), "tiled, banded w %d, n %d", (int)widths[w], (int)n);
+      PetscCall(CheckProduct(DIAG_SCHEME_CDM, n, n, n, na, offa, na, offa, keep, what, failures));
+    }
+    for (size_t r = 0; r < sizeof(nrandom) / sizeof(nrandom[0]); r++) {
+      na = nb = 0;
+      for (PetscInt t = 0; t < nrandom[r]; t++) {
+        offa[na++] = (PetscInt)((Uniform() + 1) * 0.5 * (2 * n - 1)) - (n - 1);
+        offb[nb++] = (PetscInt)((Uniform() + 1) * 0.5 * (2 * n - 1)) - (n - 1);
+      }
+      snprintf(what, sizeof(what), "tiled, structured %d random offsets, n %d", (int)nrandom[r], (int)n);
+      PetscCall(CheckProduct(DIAG_SCHEME_CDM, n, n, n, na, offa, nb, offb, keep, what, failures));
+    }
+    na = 0;
+    for (PetscInt d = -17; d <= 17; d++) offa[na++] = d;
+    nb = 0;
+    for (PetscInt t = 0; t < 5; t++) offb[nb++] = (PetscInt)((Uniform() + 1) * 0.5 * (2 * n - 1)) - (n - 1);
+    snprintf(what, sizeof(what), "tiled, banded w 17 times 5 random offsets, n %d", (int)n);
+    PetscCall(CheckProduct(DIAG_SCHEME_CDM, n, n, n, na, offa, nb, offb, keep, what, failures));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* DiagDeviceSpMM against k calls of DiagMultHost: k in {0, 1, 3, 8, 9, 17}, ldb > ncols
+   (B's padding rows NaN: reading one fails), ldc > nrows (C's padding rows a sentinel that
+   must survive), add or not (not: C poisoned with NaN first) */
+static PetscErrorCode CheckSpMM(DiagScheme scheme, PetscInt m, PetscInt n, PetscInt noff, const PetscInt *off, double keep, const char *what, int *failures)
+{
+  static const PetscInt ks[] = {0, 1, 3, 8, 9, 17};
+  const double          sentinel = 4242.0;
+  const PetscInt        ldb = n + 3, ldc = m + 5;
+  PetscInt             *ai, *aj;
+  double               *aa;
+  DiagFormat            f;
+  DiagDevice            dev;
+
+  PetscFunctionBeginUser;
+  RandomCSR(m, n, noff, off, keep, &ai, &aj, &aa);
+  PetscCheck(DiagFromCSR(scheme, m, n, ai, aj, aa, 0, NULL, &f) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: DiagFromCSR failed", what);
+  PetscCall(DiagDeviceCreate(&f, &dev));
+  for (size_t kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++) {
+    const PetscInt k  = ks[kk];
+    const size_t   nb = (size_t)PetscMax(ldb * k, 1), nc = (size_t)PetscMax(ldc * k, 1);
+    double        *hB = (double *)malloc(sizeof(double) * nb), *hC0 = (double *)malloc(sizeof(double) * nc), *hC = (double *)malloc(sizeof(double) * nc);
+    double        *ref = (double *)malloc(sizeof(double) * (size_t)PetscMax(m * k, 1)), *got = (double *)malloc(sizeof(double) * (size_t)PetscMax(m * k, 1));
+    double        *dB, *dC;
+
+    PetscCheck(hB && hC0 && hC && ref && got, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: host blocks for k = %d", what, (int)k);
+    for (PetscInt c = 0; c < k; c++)
+      for (PetscInt r = 0; r < ldb; r++) hB[c * ldb + r] = r < n ? Uniform() : NAN;
+    PetscCall(GpuMatsCUDAMalloc((void **)&dB, sizeof(double) * nb, "B"));
+    PetscCall(GpuMatsCUDAMalloc((void **)&dC, sizeof(double) * nc, "C"));
+    PetscCall(GpuMatsCUDACopyToDevice(dB, hB, sizeof(double) * nb));
+    for (int add = 0; add < 2; add++) {
+      PetscInt64 bad_padding = 0;
+      double     rel;
+      int        ok;
+
+      for (PetscInt c = 0; c < k; c++) {
+        for (PetscInt r = 0; r < ldc; r++) hC0[c * ldc + r] = r >= m ? sentinel : add ? Uniform() : NAN;
+        DiagMultHost(&f, hB + c * ldb, add ? hC0 + c * ldc : NULL, ref + c * m);
+      }
+      PetscCall(GpuMatsCUDACopyToDevice(dC, hC0, sizeof(double) * nc));
+      PetscCall(DiagDeviceSpMM(dev, k, dB, ldb, (PetscBool)add, dC, ldc));
+      PetscCall(GpuMatsCUDACopyToHost(hC, dC, sizeof(double) * nc));
+      for (PetscInt c = 0; c < k; c++)
+        for (PetscInt r = 0; r < ldc; r++) {
+          if (r < m) got[c * m + r] = hC[c * ldc + r];
+          else bad_padding += !(hC[c * ldc + r] == sentinel);
+        }
+      ok = WithinTolerance((PetscInt64)m * k, got, ref, 1e-12, &rel) && !bad_padding;
+      if (!ok) (*failures)++;
+      printf("%s %s %s %dx%d (%d diagonals): SpMM k %d, ldb %d, ldc %d, %s: relative error %.2e, %lld padding entries of C changed\n", ok ? "ok    " : "FAILED", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", what, (int)m, (int)n, (int)f.ndiag, (int)k, (int)ldb, (int)ldc, add ? "C += A B" : "C = A B", rel,
+             (long long)bad_padding);
+    }
+    PetscCall(GpuMatsCUDAFree(dB));
+    PetscCall(GpuMatsCUDAFree(dC));
+    free(hB), free(hC0), free(hC), free(ref), free(got);
+  }
+  PetscCall(DiagDeviceDestroy(&dev));
+  DiagFormatFree(&f);
+  free(ai), free(aj), free(aa);
   PetscFunctionReturn(0);
 }
 
@@ -200,16 +324,38 @@ int main(int argc, char **argv)
   off[0] = -20, off[1] = 0, off[2] = 3, off[3] = 50;
   PetscCall(CheckMatrix(DIAG_SCHEME_HM, 77, 130, 4, off, 0.9, "rectangular", &failures));
   PetscCall(CheckMatrix(DIAG_SCHEME_HM, 130, 77, 4, off, 0.9, "rectangular", &failures));
-  PetscCall(CheckProduct(DIAG_SCHEME_HM, 77, 130, 61, 4, off, "rectangular 77x130 times 130x61", &failures));
+  PetscCall(CheckProduct(DIAG_SCHEME_HM, 77, 130, 61, 4, off, 4, off, 0.9, "rectangular 77x130 times 130x61", &failures));
   for (int scheme = 0; scheme < 2; scheme++) {
     for (PetscInt w = 1; w <= 50; w *= 7) { /* banded, bandwidth 1, 7, 49 */
       noff = 0;
       for (PetscInt d = -w; d <= w; d++) off[noff++] = d;
-      PetscCall(CheckProduct((DiagScheme)scheme, 3000, 3000, 3000, noff, off, "banded", &failures));
+      PetscCall(CheckProduct((DiagScheme)scheme, 3000, 3000, 3000, noff, off, noff, off, 0.9, "banded", &failures));
     }
     noff = 0;
     for (PetscInt t = 0; t < 40; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 1999) - 999;
-    PetscCall(CheckProduct((DiagScheme)scheme, 1000, 1000, 1000, noff, off, "structured, 40 offsets", &failures));
+    PetscCall(CheckProduct((DiagScheme)scheme, 1000, 1000, 1000, noff, off, noff, off, 0.9, "structured, 40 offsets", &failures));
+  }
+  PetscCall(CheckTiledProducts(&failures));
+  { /* the SpMM: square and rectangular HM, CDM, empty, one row, more diagonals than a tile */
+    PetscInt band[9], rect[4] = {-20, 0, 3, 50}, wrap[4] = {-6, -1, 0, 5};
+
+    noff = 0;
+    for (PetscInt d = -3; d <= 5; d++) band[noff++] = d;
+    for (int scheme = 0; scheme < 2; scheme++) {
+      const DiagScheme s = (DiagScheme)scheme;
+
+      PetscCall(CheckSpMM(s, 0, 0, 1, band + 3, 1.0, "empty", &failures));
+      PetscCall(CheckSpMM(s, 1, 1, 1, band + 3, 1.0, "one entry", &failures));
+      PetscCall(CheckSpMM(s, 7, 7, 4, wrap, 1.0, "wrapping offsets", &failures));
+      PetscCall(CheckSpMM(s, 1000, 1000, 9, band, 0.95, "banded", &failures));
+      noff = 0;
+      for (PetscInt t = 0; t < 600; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 3999) - 1999;
+      PetscCall(CheckSpMM(s, 2000, 2000, noff, off, 1.0, "structured, 600 offsets", &failures));
+    }
+    PetscCall(CheckSpMM(DIAG_SCHEME_HM, 77, 130, 4, rect, 0.9, "rectangular", &failures));
+    PetscCall(CheckSpMM(DIAG_SCHEME_HM, 130, 77, 4, rect, 0.9, "rectangular", &failures));
+    PetscCall(CheckSpMM(DIAG_SCHEME_HM, 5, 0, 1, band + 3, 1.0, "no columns", &failures));
+    PetscCall(CheckSpMM(DIAG_SCHEME_HM, 0, 5, 1, band + 3, 1.0, "no rows", &failures));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, failures ? "diag_device: %d check(s) FAILED\n" : "diag_device: all checks passed\n", failures));
   PetscCall(PetscFinalize());

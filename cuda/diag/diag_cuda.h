@@ -22,6 +22,16 @@ PetscErrorCode DiagDeviceDestroy(DiagDevice *dev);
    consecutive threads are consecutive.  On GpuMatsCUDAGetStream(). */
 PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
+/* C = A B (+ C when add) for k dense columns: B (A's ncols x k) and C (A's nrows x k)
+   column-major with leading dimensions ldb >= ncols and ldc >= nrows, device pointers; the
+   rows of C between nrows and ldc are not touched.  k and nrows may be 0.  HM and CDM, the
+   index rules of DiagDeviceMult (y = A x).  One thread per row of C, up to 8 columns in
+   registers at a time (more columns: chunks of 8, the matrix re-read from cache);
+   the diagonals' offsets and starts staged in shared memory a tile at a time, consecutive
+   threads on consecutive rows (coalesced loads of A's diagonals, of B and stores of C).
+   On GpuMatsCUDAGetStream(). */
+PetscErrorCode DiagDeviceSpMM(DiagDevice A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+
 /* The values back into fmt->val (same diagonals). */
 PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
 
@@ -35,6 +45,14 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, Di
 /* The same product by the paper's Algorithm 2 (HM only), the reference: one thread per
    stored entry of A, looping over B's diagonals, atomic updates of C (set to 0 first). */
 PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The same product by the paper's Algorithm 1 as we read it (CDM only, PETSC_ERR_SUP for
+   HM), the reference for CDM: 16 x 16 thread blocks, each computing 16 rows of 16 of C's
+   diagonals, A's diagonals taken 16 at a time with their values staged in shared memory
+   (coalesced along the rows), B's partner diagonal (k_c - k_a) mod n found through an
+   index of B's compact diagonals (n ints, built by DiagDeviceProductCreate) and B read
+   from global memory.  Each entry of C written once, no atomics; the same sums in the
+   same order as DiagDeviceProductNumeric. */
+PetscErrorCode DiagDeviceProductNumericTiled(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 
 #if defined(__cplusplus)

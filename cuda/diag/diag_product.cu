@@ -18,13 +18,7 @@ extern "C" {
 
 #define DIAG_PRODUCT_THREADS 256
 
-struct _n_DiagDeviceProduct {
-  DiagScheme scheme;
-  int        nrows, ncols, inner, ndiag_c, max_len;
-  int       *pair_start; /* ndiag_c + 1 */
-  int       *pair_a, *pair_b; /* indices of A's and B's diagonals */
-  int       *c_index;         /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
-};
+/* struct _n_DiagDeviceProduct is in diag_cudaimpl.h (the tiled product, diag_product_tiled.cu, reads it too) */
 
 /* what the kernel reads of a DiagDevice, passed by value */
 struct DiagArrays {
@@ -89,6 +83,8 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
   p->inner   = (int)A->ncols;
   p->ncols   = (int)B->ncols;
   p->ndiag_c = (int)C->ndiag;
+  p->ndiag_a = (int)A->ndiag;
+  p->ndiag_b = (int)B->ndiag;
   for (PetscInt c = 0; c < C->ndiag; c++) p->max_len = PetscMax(p->max_len, (int)(C->start[c + 1] - C->start[c]));
   /* count, then list: for every pair, the diagonal of C it lands on */
   PetscCall(PetscCalloc1(C->ndiag + 1, &ps));
@@ -132,6 +128,20 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
       ierr = GpuMatsCUDAMalloc((void **)&p->c_index, (size_t)PetscMax(range, 1) * sizeof(int), what);
       if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->c_index, ci, (size_t)range * sizeof(int));
       (void)PetscFree(ci);
+    }
+  }
+  if (!ierr && A->scheme == DIAG_SCHEME_CDM) { /* the tiled kernel (the paper's Algorithm 1) finds B's compact diagonal by k */
+    const PetscInt n = B->ncols;
+    int           *bi;
+
+    ierr = PetscMalloc1(PetscMax(n, 1), &bi);
+    if (!ierr) {
+      for (PetscInt k = 0; k < n; k++) bi[k] = -1;
+      for (PetscInt t = 0; t < B->ndiag; t++) bi[B->offset[t]] = (int)t;
+      snprintf(what, sizeof(what), "DIAG product: index of B's compact diagonals (n = %d)", (int)n);
+      ierr = GpuMatsCUDAMalloc((void **)&p->b_index, (size_t)PetscMax(n, 1) * sizeof(int), what);
+      if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->b_index, bi, (size_t)n * sizeof(int));
+      (void)PetscFree(bi);
     }
   }
   PetscCall(PetscFree(ps));
@@ -212,6 +222,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscFunctionBegin;
   if (!*prod) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAFree((*prod)->c_index));
+  PetscCall(GpuMatsCUDAFree((*prod)->b_index));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_start));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_b));
