@@ -45,6 +45,7 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
+  PetscCall(MatDiagRegisterFactors());
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
   PetscCall(PetscLogEventRegister("GpuMatsBuild", MAT_CLASSID, &GPUMATS_FormatBuild));
   PetscCall(PetscLogEventRegister("GpuMatsUpload", MAT_CLASSID, &GPUMATS_FormatUpload));

@@ -145,4 +145,5 @@ PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;

@@ -609,6 +609,9 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   d->settings.max_fill = 3;
   A->spptr             = d;
   A->data              = d;
+  /* sizes given before the type: the row range is known at once (MatGetOwnershipRange before any MatSetValues) */
+  if (A->rmap->n >= 0 || A->rmap->N >= 0) PetscCall(PetscLayoutSetUp(A->rmap));
+  if (A->cmap->n >= 0 || A->cmap->N >= 0) PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(GpuMatsInstallMultiplies(A, &DiagOps, MATSEQDIAG));
   A->ops->setup          = MatSetUp_SeqDiag;
   A->ops->setvalues      = MatSetValues_SeqDiag;

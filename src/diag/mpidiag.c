@@ -240,6 +240,16 @@ static PetscErrorCode MatGetDiagonal_MPIDiag(Mat M, Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* for block Jacobi: the diagonal block is a seqdiag, whose ILU runs on an AIJ copy */
+static PetscErrorCode MatGetDiagonalBlock_MPIDiag(Mat M, Mat *a)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheckAssembled(M, "MatGetDiagonalBlock"));
+  PetscCall(MPIDiagCheckSquareLayout(M, "MatGetDiagonalBlock"));
+  *a = MPIDiagOf(M)->A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatScale_MPIDiag(Mat M, PetscScalar a)
 {
   PetscFunctionBegin;
@@ -748,6 +758,8 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   c->settings.max_fill = 3;
   c->backend           = GPUMATS_BACKEND_AUTO;
   M->data              = c;
+  if (M->rmap->n >= 0 || M->rmap->N >= 0) PetscCall(PetscLayoutSetUp(M->rmap)); /* as for seqdiag */
+  if (M->cmap->n >= 0 || M->cmap->N >= 0) PetscCall(PetscLayoutSetUp(M->cmap));
   M->ops->setup            = MatSetUp_MPIDiag;
   M->ops->setvalues        = MatSetValues_MPIDiag;
   M->ops->assemblybegin    = MatAssemblyBegin_MPIDiag;
@@ -757,6 +769,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->multtranspose    = MatMultTranspose_MPIDiag;
   M->ops->multtransposeadd = MatMultTransposeAdd_MPIDiag;
   M->ops->getdiagonal      = MatGetDiagonal_MPIDiag;
+  M->ops->getdiagonalblock = MatGetDiagonalBlock_MPIDiag;
   M->ops->scale            = MatScale_MPIDiag;
   M->ops->shift            = MatShift_MPIDiag;
   M->ops->zeroentries      = MatZeroEntries_MPIDiag;
