@@ -2,11 +2,13 @@
 # Runs a PETSc/SLEPc program twice, once on MATAIJ and once on a gpumats
 # type, and compares what the two print.
 #
-#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]
+#   run_tutorial.sh [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeoption KEY] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]
 #
 #   -n RANKS        run under mpiexec with RANKS processes (default 1: no mpiexec)
 #   -mpiexec PATH   the MPI launcher (default: $MPIEXEC, else mpiexec on PATH)
 #   -type TYPE      the type to compare with aij (default cihybrid)
+#   -typeoption KEY the option that sets the type (default -mat_type; -dm_mat_type
+#                   for programs whose matrices come from a DMDA)
 #   -typeopts OPTS  options for the TYPE run only, one argument split on blanks
 #                   (e.g. "-mat_cihybrid_boundary 2"; given to the aij run too,
 #                   a debug PETSc would warn there only that it was not used)
@@ -22,7 +24,8 @@
 #   ARGS            further options given to both runs
 #
 # The runs are  PROGRAM ARGS -mat_type aij  and
-#               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE OPTS;
+#               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE OPTS
+# (KEY instead of -mat_type with -typeoption);
 # their standard outputs must agree line by line.  Exit 0 when they do,
 # 1 (with the diff, or the failing run's output) otherwise.
 #
@@ -41,13 +44,14 @@
 set -u
 
 usage() {
-  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]" >&2
+  echo "usage: $0 [-n RANKS] [-mpiexec PATH] [-type TYPE] [-typeoption KEY] [-typeopts OPTS] [-eigenvalues N] PROGRAM LIBRARY [ARGS...]" >&2
   exit 2
 }
 
 ranks=1
 launcher=${MPIEXEC:-mpiexec}
 type=cihybrid
+typeoption=-mat_type
 typeopts=
 eigenvalues=0
 while [ $# -gt 0 ]; do
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     -n) [ $# -ge 2 ] || usage; ranks=$2; shift 2 ;;
     -mpiexec) [ $# -ge 2 ] || usage; launcher=$2; shift 2 ;;
     -type) [ $# -ge 2 ] || usage; type=$2; shift 2 ;;
+    -typeoption) [ $# -ge 2 ] || usage; typeoption=$2; shift 2 ;;
     -typeopts) [ $# -ge 2 ] || usage; typeopts=$2; shift 2 ;;
     -eigenvalues) [ $# -ge 2 ] || usage; eigenvalues=$2; shift 2 ;;
     -*) usage ;;
@@ -114,11 +119,11 @@ run() {
     exit 1
   fi
 }
-run aij "$@" -mat_type aij
+run aij "$@" "$typeoption" aij
 # $load is empty or "-dll_append LIBRARY", $typeopts a list of options: split on purpose
 # (a library path with blanks is not supported)
 # shellcheck disable=SC2086
-run "$type" "$@" $load -mat_type "$type" $typeopts
+run "$type" "$@" $load "$typeoption" "$type" $typeopts
 
 suffix=${type#aij} # the part after aij in seqaijTYPE-like names: cihybrid, or sell for aijsell
 normalise() {
@@ -136,10 +141,10 @@ normalise() {
 normalise "$work/aij.out" >"$work/aij.cmp"
 normalise "$work/$type.out" >"$work/$type.cmp"
 if diff -u "$work/aij.cmp" "$work/$type.cmp" >"$work/diff"; then
-  echo "PASS: -mat_type $type prints what -mat_type aij prints ($(wc -l <"$work/aij.out") lines): $*"
+  echo "PASS: $typeoption $type prints what $typeoption aij prints ($(wc -l <"$work/aij.out") lines): $*"
   exit 0
 fi
-echo "FAIL: -mat_type $type prints something else than -mat_type aij: $*"
+echo "FAIL: $typeoption $type prints something else than $typeoption aij: $*"
 cat "$work/diff"
 for name in aij "$type"; do
   if [ -s "$work/$name.err" ]; then
