@@ -414,6 +414,23 @@ PetscErrorCode BenchPETScCreate(const BenchCSR *A, const double *x, BenchPETSc *
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BenchPETScCreateType(const BenchCSR *A, const double *x, MatType type, BenchPETSc *p)
+{
+  PetscScalar *px;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &p->A));
+  PetscCall(MatSetSizes(p->A, A->nrows, A->ncols, A->nrows, A->ncols));
+  PetscCall(MatSetType(p->A, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocationCSR(p->A, A->rowptr, A->colidx, A->vals));
+  PetscCall(MatConvert(p->A, type, MAT_INPLACE_MATRIX, &p->A));
+  PetscCall(MatCreateVecs(p->A, &p->x, &p->y));
+  PetscCall(VecGetArrayWrite(p->x, &px));
+  PetscCall(PetscArraycpy(px, x, A->ncols));
+  PetscCall(VecRestoreArrayWrite(p->x, &px));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BenchPETScMult(BenchPETSc *p)
 {
   PetscFunctionBegin;

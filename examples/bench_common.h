@@ -126,6 +126,9 @@ typedef struct {
 } BenchPETSc;
 
 PetscErrorCode BenchPETScCreate(const BenchCSR *A, const double *x, BenchPETSc *p);
+/* The same through another type: an AIJ matrix converted to 'type' (e.g. the gpumats
+   types), its own vectors (MatCreateVecs), options from the database */
+PetscErrorCode BenchPETScCreateType(const BenchCSR *A, const double *x, MatType type, BenchPETSc *p);
 PetscErrorCode BenchPETScMult(BenchPETSc *p); /* MatMult(A, x, y) */
 /* y filled with NaN, one MatMult, y's error against ref (host_y: nrows entries) */
 PetscErrorCode BenchPETScMultError(BenchPETSc *p, const double *ref, const double *absref, double *host_y, double *err);

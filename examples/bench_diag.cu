@@ -1,5 +1,5 @@
-static const char help[] = "Times the DIAG SpMV (HM and CDM) against cuSPARSE CSR ALG1/ALG2 and PETSc's aijcusparse\n\
-on the stencil matrices of examples/matgen.h (issue 8's benchmark 1; the diag type itself is in progress).\n\
+static const char help[] = "Times the DIAG SpMV (HM and CDM, y = A x and y = A^T x) against cuSPARSE CSR ALG1/ALG2 and\n\
+PETSc's aijcusparse, and MatMult of the diag type itself, on the stencil matrices of examples/matgen.h.\n\
   -matrices <stencil5:1000,...>  name:size list (examples/matgen.h)\n\
   -warmup <20> -reps <200>       untimed and timed SpMVs (median and min reported)\n\
   -bw_gib <4>                    size of the bandwidth-test array\n\
@@ -15,11 +15,13 @@ on the stencil matrices of examples/matgen.h (issue 8's benchmark 1; the diag ty
    (no column indices), which is the point of them. */
 #include "bench_common.h"
 #include <string.h>
+#include <gpumats.h>
 #include "cuda/diag/diag_cuda.h"
 #include "matgen.h"
 
 typedef struct {
   DiagDevice     dev;
+  PetscBool      transpose;
   BenchCUSPARSE *cs;
   const double  *x;
   double        *y;
@@ -34,7 +36,7 @@ static PetscErrorCode RunDiag(void *ctx)
   DiagBench *b = (DiagBench *)ctx;
 
   PetscFunctionBegin;
-  PetscCall(DiagDeviceMult(b->dev, PETSC_FALSE, b->x, NULL, b->y));
+  PetscCall(DiagDeviceMult(b->dev, b->transpose, b->x, NULL, b->y));
   PetscFunctionReturn(0);
 }
 
@@ -43,7 +45,8 @@ static PetscErrorCode RunCUSPARSE(void *ctx)
   DiagBench *b = (DiagBench *)ctx;
 
   PetscFunctionBegin;
-  PetscCall(BenchCUSPARSEMult(b->cs, b->which ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1));
+  if (b->which == 2) PetscCall(BenchCUSPARSEMultTranspose(b->cs));
+  else PetscCall(BenchCUSPARSEMult(b->cs, b->which ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1));
   PetscFunctionReturn(0);
 }
 
@@ -100,6 +103,28 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
     PetscCall(PetscSNPrintf(diags, sizeof(diags), "%" PetscInt_FMT, f.ndiag));
     PetscCall(BenchPrintRow(kernel, diags, ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err));
     if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%" PetscInt_FMT ",%lld,%.6f,%.6f,%.2f,%.2f,%.2e\n", spec, A.nrows, A.rowptr[A.nrows], kernel, f.ndiag, (long long)stored, ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err);
+    { /* y = A^T x from the same arrays (MatMultTranspose), against the host kernel */
+      double    *reft, *absreft, *absx;
+      DiagFormat fabs_;
+
+      PetscCall(PetscMalloc3(A.ncols, &reft, A.ncols, &absreft, A.nrows, &absx));
+      DiagMultTransposeHost(&f, hx, NULL, reft);
+      /* the scale of each entry's check: sum |a_ij| |x_i|, as for y = A x */
+      PetscCheck(DiagFormatCopy(&f, &fabs_) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of host memory");
+      for (PetscInt64 k = 0; k < fabs_.start[fabs_.ndiag]; k++) fabs_.val[k] = PetscAbsReal(fabs_.val[k]);
+      for (PetscInt i = 0; i < A.nrows; i++) absx[i] = PetscAbsReal(hx[i]);
+      DiagMultTransposeHost(&fabs_, absx, NULL, absreft);
+      DiagFormatFree(&fabs_);
+      b.transpose = PETSC_TRUE;
+      PetscCall(BenchRunError(RunDiag, &b, dy, A.ncols, reft, absreft, hy, &err));
+      if (!(err <= 1e-12)) *failed = PETSC_TRUE;
+      PetscCall(BenchTime(timer, RunDiag, &b, warmup, reps, &ms, &msmin));
+      b.transpose = PETSC_FALSE;
+      PetscCall(PetscSNPrintf(kernel, sizeof(kernel), "diag_%s_transpose", scheme ? "cdm" : "hm"));
+      PetscCall(BenchPrintRow(kernel, diags, ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err));
+      if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%" PetscInt_FMT ",%lld,%.6f,%.6f,%.2f,%.2f,%.2e\n", spec, A.nrows, A.rowptr[A.nrows], kernel, f.ndiag, (long long)stored, ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err);
+      PetscCall(PetscFree3(reft, absreft, absx));
+    }
     PetscCall(DiagDeviceDestroy(&b.dev));
     DiagFormatFree(&f);
   }
@@ -113,17 +138,34 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
     PetscCall(BenchPrintRow(kernel, "-", ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err));
     if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,0,0,%.6f,%.6f,%.2f,%.2f,%.2e\n", spec, A.nrows, A.rowptr[A.nrows], kernel, ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err);
   }
-  PetscCall(BenchCUSPARSEDestroy(&cs));
-#if defined(PETSC_HAVE_CUDA)
-  {
-    BenchPETSc p;
+  { /* cuSPARSE's transposed SpMV on the same CSR (a check of the transpose rows: the result of A^T x) */
+    double *dyt;
 
-    PetscCall(BenchPETScCreate(&A, hx, &p));
+    PetscCall(GpuMatsCUDAMalloc((void **)&dyt, sizeof(double) * A.ncols, "y = A^T x"));
+    PetscCall(BenchCUSPARSESetUpTranspose(&cs, &A, dx, dyt));
+    b.which = 2;
+    PetscCall(BenchTime(timer, RunCUSPARSE, &b, warmup, reps, &ms, &msmin));
+    PetscCall(BenchPrintRow("cusparse_csr_transpose", "-", ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), NAN));
+    if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",cusparse_csr_transpose,0,0,%.6f,%.6f,%.2f,%.2f,nan\n", spec, A.nrows, A.rowptr[A.nrows], ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs));
+    PetscCall(BenchCUSPARSEDestroy(&cs));
+    PetscCall(GpuMatsCUDAFree(dyt));
+  }
+#if defined(PETSC_HAVE_CUDA)
+  /* MatMult as a PETSc program sees it: aijcusparse, and the diag type in both schemes (VECCUDA vectors) */
+  for (int t = 0; t < 3; t++) {
+    const char *names[] = {"petsc_seqaijcusparse", "petsc_seqdiag_hm", "petsc_seqdiag_cdm"};
+    BenchPETSc  p;
+
+    if (t) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", t == 1 ? "hm" : "cdm"));
+    if (t) PetscCall(BenchPETScCreateType(&A, hx, MATSEQDIAG, &p));
+    else PetscCall(BenchPETScCreate(&A, hx, &p));
+    if (t) PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_scheme"));
     b.petsc = &p;
     PetscCall(BenchPETScMultError(&p, ref, absref, hy, &err));
+    if (!(err <= BENCH_TOLERANCE)) *failed = PETSC_TRUE;
     PetscCall(BenchTime(timer, RunPETSc, &b, warmup, reps, &ms, &msmin));
-    PetscCall(BenchPrintRow("petsc_seqaijcusparse", "-", ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err));
-    if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",petsc_seqaijcusparse,0,0,%.6f,%.6f,%.2f,%.2f,%.2e\n", spec, A.nrows, A.rowptr[A.nrows], ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err);
+    PetscCall(BenchPrintRow(names[t], "-", ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err));
+    if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,0,0,%.6f,%.6f,%.2f,%.2f,%.2e\n", spec, A.nrows, A.rowptr[A.nrows], names[t], ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), err);
     PetscCall(BenchPETScDestroy(&p));
   }
 #endif
@@ -453,6 +495,7 @@ int main(int argc, char **argv)
   FILE          *csv = NULL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(GpuMatsInitializePackage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_diag options", NULL);
   PetscCall(PetscOptionsString("-matrices", "name:size list", NULL, list, list, sizeof(list), NULL));
   PetscCall(PetscOptionsInt("-warmup", "untimed SpMVs", NULL, warmup, &warmup, NULL));
