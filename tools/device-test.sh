@@ -17,9 +17,9 @@ if [ -f .device/slepc-cuda.tar.xz ]; then
 fi
 export PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 B=${BUILD:-/tmp/gpumats-build}
-# SNES ex5 of 3.18 (the tutorial copy in .device) names a type that PETSc 3.22 renamed
+# SNES ex5 of 3.18 (the tutorial copy in .device) casts to three types PETSc 3.22 renamed
 ex5=.device/tutorials/src/snes/tutorials/ex5.c
-[ -f "$ex5" ] && sed -i 's/(DMDASNESObjective)/(DMDASNESObjectiveFn *)/' "$ex5"
+[ -f "$ex5" ] && sed -i -E 's/\(DMDASNES(Function|Jacobian|Objective)\)/(DMDASNES\1Fn *)/g' "$ex5"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 { [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
