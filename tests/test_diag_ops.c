@@ -351,12 +351,12 @@ static PetscErrorCode AlgebraChecks(TestCtx *t, const char *scheme)
 /* ---- 3: products of two diag matrices, both kernels, and with a dense B ---- */
 static PetscErrorCode ProductChecks(TestCtx *t)
 {
-  const char *kernels[] = {"pairs", "paper"};
+  const char *kernels[] = {"pairs", "paper", "auto"};
 
   PetscFunctionBeginUser;
   for (PetscInt kind = 0; kind < 3; kind++) {
     for (PetscInt sc = 1; sc < 3; sc++) {
-      for (PetscInt k = 0; k < 2; k++) {
+      for (PetscInt k = 0; k < 3; k++) {
         GlobalCSR csra, csrb;
         Mat       Ad, Bd, Aa, Ba;
         char      desc[128];
