@@ -18,10 +18,12 @@ typedef enum {
 } DiagProductKernel;
 
 /* auto takes the tiled kernel for a CDM product when at least this fraction of the
-   (diagonal of C, diagonal of A) combinations are pairs: measured on an H100, banded
-   products (fill about 1/2) run 1.0-2.5x faster tiled, structured-sparse ones (fill
-   0.03) 12x slower */
-#define DIAG_PRODUCT_TILED_MIN_FILL 0.25
+   (diagonal of C, diagonal of A) combinations are pairs and A fills a tile of 16
+   diagonals.  Measured on an H100 (benchmarks/h100-2026-11-24-diag): banded products
+   (fill about 1/2) with 101-401 diagonals run 1.0-2.5x faster tiled, with 21 the same
+   to 1.3x, with 5 0.6x; structured-sparse ones (fill 0.03) 7-12x slower. */
+#define DIAG_PRODUCT_TILED_MIN_FILL  0.25
+#define DIAG_PRODUCT_TILED_MIN_DIAGS 16
 
 typedef struct {
   MatDiagScheme     scheme;   /* asked for: AUTO, HM or CDM */

@@ -82,8 +82,10 @@ static PetscErrorCode MatProductNumeric_SeqDiag_SeqDiag(Mat C)
       PetscCall(DiagDeviceProductPairFill(pd->dprod, &fill));
       pd->kernel = da->settings.product;
       if (pd->kernel == DIAG_PRODUCT_AUTO) {
-        pd->kernel = dc->fmt.scheme == DIAG_SCHEME_CDM && fill >= DIAG_PRODUCT_TILED_MIN_FILL ? DIAG_PRODUCT_PAPER : DIAG_PRODUCT_PAIRS;
-        PetscCall(PetscInfo(C, "DIAG product kernel auto: %s (%s, %.0f%% of the (diagonal of C, diagonal of A) combinations pair)\n", pd->kernel == DIAG_PRODUCT_PAPER ? "the paper's tiled Algorithm 1" : "pairs", dc->fmt.scheme == DIAG_SCHEME_CDM ? "CDM" : "HM", 100 * fill));
+        const PetscInt ndiag_a = pd->transpose_left ? pd->left_t.ndiag : da->fmt.ndiag;
+
+        pd->kernel = dc->fmt.scheme == DIAG_SCHEME_CDM && fill >= DIAG_PRODUCT_TILED_MIN_FILL && ndiag_a >= DIAG_PRODUCT_TILED_MIN_DIAGS ? DIAG_PRODUCT_PAPER : DIAG_PRODUCT_PAIRS;
+        PetscCall(PetscInfo(C, "DIAG product kernel auto: %s (%s, %" PetscInt_FMT " diagonals in A, %.0f%% of the (diagonal of C, diagonal of A) combinations pair)\n", pd->kernel == DIAG_PRODUCT_PAPER ? "the paper's tiled Algorithm 1" : "pairs", dc->fmt.scheme == DIAG_SCHEME_CDM ? "CDM" : "HM", ndiag_a, 100 * fill));
       }
     }
     PetscCall(PetscLogGpuTimeBegin());
