@@ -348,7 +348,7 @@ static PetscErrorCode AlgebraChecks(TestCtx *t, const char *scheme)
   PetscFunctionReturn(0);
 }
 
-/* ---- 3: products of two diag matrices, both kernels, and with a dense B ---- */
+/* ---- 3: products of two diag matrices, every kernel ---- */
 static PetscErrorCode ProductChecks(TestCtx *t)
 {
   const char *kernels[] = {"pairs", "paper", "auto"};
@@ -405,30 +405,6 @@ static PetscErrorCode ProductChecks(TestCtx *t)
           PetscCall(MatDestroy(&Cd));
           PetscCall(MatDestroy(&Ca));
         }
-        if (k == 0) { /* A times a dense B (SLEPc's block products), host or CUDA dense */
-          const PetscInt ks[] = {1, 4, 9};
-
-          for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
-            Mat      B, Cd, Ca;
-            PetscInt n;
-
-            PetscCall(MatGetLocalSize(Ad, NULL, &n));
-            PetscCall(MatCreateDense(t->comm, n, PETSC_DECIDE, csra.N, ks[i], NULL, &B));
-            PetscCall(MatSetRandom(B, t->vrnd));
-            PetscCall(MatMatMult(Ad, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cd));
-            PetscCall(MatMatMult(Aa, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ca));
-            PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s times dense with %" PetscInt_FMT " columns", Schemes[sc], ks[i]));
-            PetscCall(CompareMats(t, Cd, Ca, desc));
-            PetscCall(MatScale(Ad, 2.0));
-            PetscCall(MatScale(Aa, 2.0));
-            PetscCall(MatMatMult(Ad, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Cd));
-            PetscCall(MatMatMult(Aa, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Ca));
-            PetscCall(CompareMats(t, Cd, Ca, desc));
-            PetscCall(MatDestroy(&B));
-            PetscCall(MatDestroy(&Cd));
-            PetscCall(MatDestroy(&Ca));
-          }
-        }
         PetscCall(MatDestroy(&Ad));
         PetscCall(MatDestroy(&Bd));
         PetscCall(MatDestroy(&Aa));
@@ -441,7 +417,54 @@ static PetscErrorCode ProductChecks(TestCtx *t)
   PetscFunctionReturn(0);
 }
 
-/* ---- 4: MatView/MatLoad binary, ::ascii_info, MatDiagGetInfo ---- */
+/* ---- 4: A times a dense B (one SpMM on one process; several: PETSc's column by column) ---- */
+static PetscErrorCode DenseProductChecks(TestCtx *t)
+{
+  const PetscInt ks[] = {1, 4, 9};
+
+  PetscFunctionBeginUser;
+  for (PetscInt sc = 1; sc < 3; sc++) {
+    GlobalCSR csra;
+    Mat       Ad, Aa;
+
+    PetscCall(BandCSR(t->rnd, 80, 2, 5, 1, &csra));
+    PetscCall(CreateMatrix(t->comm, &csra, MATDIAG, Schemes[sc], PETSC_FALSE, &Ad));
+    PetscCall(CreateMatrix(t->comm, &csra, MATAIJ, NULL, PETSC_FALSE, &Aa));
+    for (size_t i = 0; i < 2 * sizeof(ks) / sizeof(ks[0]); i++) { /* host dense, then CUDA dense (used in place) */
+      Mat      B, Cd, Ca;
+      PetscInt n;
+      char     desc[128];
+
+#if !defined(PETSC_HAVE_CUDA)
+      if (i >= 3) break;
+#endif
+      PetscCall(MatGetLocalSize(Ad, NULL, &n));
+      PetscCall(MatCreateDense(t->comm, n, PETSC_DECIDE, csra.N, ks[i % 3], NULL, &B));
+      PetscCall(MatSetRandom(B, t->vrnd));
+#if defined(PETSC_HAVE_CUDA)
+      if (i >= 3) PetscCall(MatConvert(B, MATDENSECUDA, MAT_INPLACE_MATRIX, &B));
+#endif
+      PetscCall(PetscSNPrintf(desc, sizeof(desc), "scheme %s times %s dense with %" PetscInt_FMT " columns", Schemes[sc], i >= 3 ? "CUDA" : "host", ks[i % 3]));
+      PetscCall(MatMatMult(Ad, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cd));
+      PetscCall(MatMatMult(Aa, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ca));
+      PetscCall(CompareMats(t, Cd, Ca, desc));
+      PetscCall(MatScale(Ad, 2.0)); /* reuse after new values of A */
+      PetscCall(MatScale(Aa, 2.0));
+      PetscCall(MatMatMult(Ad, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Cd));
+      PetscCall(MatMatMult(Aa, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Ca));
+      PetscCall(CompareMats(t, Cd, Ca, desc));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&Cd));
+      PetscCall(MatDestroy(&Ca));
+    }
+    PetscCall(MatDestroy(&Ad));
+    PetscCall(MatDestroy(&Aa));
+    PetscCall(GlobalCSRDestroy(&csra));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- 5: MatView/MatLoad binary, ::ascii_info, MatDiagGetInfo ---- */
 static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
 {
   GlobalCSR   csr;
@@ -497,7 +520,7 @@ static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
   PetscFunctionReturn(0);
 }
 
-/* ---- 5: bad input gets an error whose message says what is wrong ---- */
+/* ---- 6: bad input gets an error whose message says what is wrong ---- */
 static PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what)
 {
   const char *text;
@@ -544,6 +567,18 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
   PetscCall(MatSetType(A, MATDIAG));
   EXPECT_ERROR(MatDiagSetScheme(A, (MatDiagScheme)42), "Unknown MatDiagScheme", "MatDiagSetScheme(42)");
   PetscCall(MatDestroy(&A));
+  { /* negative sizes: an error (PETSc's or ours), never a matrix */
+    PetscErrorCode ierr;
+
+    PetscCall(MatCreate(t->comm, &A));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatSetSizes(A, -5, -5, -5, -5);
+    if (!ierr) ierr = MatSetType(A, MATDIAG);
+    if (!ierr) ierr = MatSetUp(A);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr, t->comm, PETSC_ERR_PLIB, "a diag matrix of -5 x -5: expected an error");
+    PetscCall(MatDestroy(&A));
+  }
 
   /* values off every stored diagonal after assembly */
   PetscCall(BandCSR(t->rnd, 20, 1, 1, 1, &csr));
@@ -597,7 +632,8 @@ int main(int argc, char **argv)
 
   PetscCall(SweepChecks(&t, large, &ncases));
   for (PetscInt sc = 0; sc < 3; sc++) PetscCall(AlgebraChecks(&t, Schemes[sc]));
-  if (t.size == 1) PetscCall(ProductChecks(&t));
+  if (t.size == 1) PetscCall(ProductChecks(&t)); /* mpidiag has no sparse products */
+  PetscCall(DenseProductChecks(&t));
   PetscCall(ViewLoadInfoChecks(&t));
   PetscCall(BadInputChecks(&t));
   PetscCall(PetscPrintf(t.comm, "test_diag_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " results compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, t.ncompared, (double)t.maxerr, (double)t.tol));
