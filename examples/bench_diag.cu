@@ -228,6 +228,15 @@ static PetscErrorCode RunDiagProductAtomic(void *ctx)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode RunDiagProductPairs(void *ctx)
+{
+  DiagProductRun *r = (DiagProductRun *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductNumericPairs(r->prod, r->A, r->A, r->C));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode RunDiagProductTiled(void *ctx)
 {
   DiagProductRun *r = (DiagProductRun *)ctx;
@@ -394,6 +403,29 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
       PetscCall(BenchTime(timer, RunDiagProductAtomic, &r, 5, reps, &ms, &msmin));
       PetscCall(BenchPrintRow("diag_hm_product_paper", info, ms, msmin, 0, 0, -1));
       if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",diag_hm_product_paper,%" PetscInt_FMT ",%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, C.ndiag, (long long)C.start[C.ndiag], ms, msmin);
+    }
+    if (scheme == DIAG_SCHEME_CDM) { /* the pairs kernel alone, where the banded one ran above; the two results compared at any n */
+      int T;
+
+      PetscCall(DiagDeviceProductBandedRows(r.prod, &T));
+      if (T) {
+        const PetscInt64 nv = C.start[C.ndiag];
+        double          *banded, *pairs, *host = C.val, diff = 0, nrm = 0;
+
+        PetscCall(PetscMalloc2(nv, &banded, nv, &pairs));
+        C.val = banded; /* C's host values (the reference product, if any) stay as they are */
+        PetscCall(DiagDeviceGetValues(r.C, &C));
+        PetscCall(BenchTime(timer, RunDiagProductPairs, &r, 5, reps, &ms, &msmin));
+        C.val = pairs;
+        PetscCall(DiagDeviceGetValues(r.C, &C));
+        C.val = host;
+        for (PetscInt64 k = 0; k < nv; k++) diff = PetscMax(diff, PetscAbsReal(banded[k] - pairs[k])), nrm = PetscMax(nrm, PetscAbsReal(pairs[k]));
+        PetscCall(BenchPrintRow("diag_cdm_product_pairs", info, ms, msmin, 0, 0, -1));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (diag_cdm_product above ran the banded kernel, tiles of %d rows; it agrees with the pairs kernel to %.1e)\n", T, nrm > 0 ? diff / nrm : diff));
+        PetscCheck(diff <= 1e-12 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the banded and pairs products differ by %g (max |C| %g)", spec, diff, nrm);
+        if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",diag_cdm_product_pairs,%" PetscInt_FMT ",%lld,%.6f,%.6f,0,0,0\n", spec, n, nnz, C.ndiag, (long long)C.start[C.ndiag], ms, msmin);
+        PetscCall(PetscFree2(banded, pairs));
+      }
     }
     if (scheme == DIAG_SCHEME_CDM) { /* the paper's Algorithm 1: 16 x 16 blocks, tiles of A's diagonals in shared memory */
       if (check) PetscCall(PoisonDiagProduct(r.C, &C));

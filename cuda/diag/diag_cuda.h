@@ -42,6 +42,14 @@ PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
 PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
 PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The same for a banded CDM A (each compact diagonal one super- or subdiagonal) with rows
+   of A and B staged in shared memory, tiles of T rows: DiagDeviceProductBandedRows gives
+   the T that fits (0: not banded, or too wide; DiagDeviceProductNumeric then runs the
+   pairs kernel).  DiagDeviceProductNumeric takes this one itself when it applies. */
+PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T);
+PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The pairs kernel alone (what DiagDeviceProductNumeric runs when the banded one does not apply) */
+PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The same product by the paper's Algorithm 2 (HM only), the reference: one thread per
    stored entry of A, looping over B's diagonals, atomic updates of C (set to 0 first). */
 PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);

@@ -23,4 +23,7 @@ struct _n_DiagDeviceProduct {
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1
                                    (the tiled product, the paper's Algorithm 1) */
+  int       *a_signed;          /* CDM, A banded: ndiag_a, each compact diagonal as the offset d = k or
+                                   k - n of the one part it holds; NULL when A is not banded */
+  int        band_p, band_q;    /* A's offsets lie in [-band_p, band_q] */
 };

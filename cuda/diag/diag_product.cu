@@ -131,6 +131,26 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
       (void)PetscFree(ci);
     }
   }
+  if (!ierr && A->scheme == DIAG_SCHEME_CDM) { /* a banded A: the offsets of its diagonals as super- or subdiagonals */
+    int      *sd;
+    PetscBool banded = PETSC_TRUE;
+
+    ierr = PetscMalloc1(PetscMax(A->ndiag, 1), &sd);
+    for (PetscInt s = 0; !ierr && s < A->ndiag && banded; s++) {
+      const PetscInt k = A->offset[s];
+
+      if (k == 0 || A->part[s] == DIAG_PART_UPPER) sd[s] = (int)k;
+      else if (A->part[s] == DIAG_PART_LOWER) sd[s] = (int)(k - A->ncols);
+      else banded = PETSC_FALSE; /* both parts: a periodic band, or scattered offsets */
+      if (banded) p->band_p = PetscMax(p->band_p, -sd[s]), p->band_q = PetscMax(p->band_q, sd[s]);
+    }
+    if (!ierr && banded && p->band_p + p->band_q < A->ncols) {
+      snprintf(what, sizeof(what), "DIAG product: offsets of a banded A (%d)", (int)A->ndiag);
+      ierr = GpuMatsCUDAMalloc((void **)&p->a_signed, (size_t)PetscMax(A->ndiag, 1) * sizeof(int), what);
+      if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->a_signed, sd, (size_t)A->ndiag * sizeof(int));
+    }
+    (void)PetscFree(sd);
+  }
   if (!ierr && A->scheme == DIAG_SCHEME_CDM) { /* the tiled kernel (the paper's Algorithm 1) finds B's compact diagonal by k */
     const PetscInt n = B->ncols;
     int           *bi;
@@ -156,6 +176,17 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
 }
 
 PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
+{
+  int T = 0;
+
+  PetscFunctionBegin;
+  if (p->scheme == DIAG_SCHEME_CDM) PetscCall(DiagDeviceProductBandedRows(p, &T));
+  if (T) PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
+  else PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
 {
   const DiagArrays a = DiagArraysOf(A), b = DiagArraysOf(B), c = DiagArraysOf(C);
   void            *s;
@@ -224,6 +255,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   if (!*prod) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAFree((*prod)->c_index));
   PetscCall(GpuMatsCUDAFree((*prod)->b_index));
+  PetscCall(GpuMatsCUDAFree((*prod)->a_signed));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_start));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_b));

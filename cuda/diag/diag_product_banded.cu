@@ -1,0 +1,119 @@
+/* DIAG product C = A B of banded CDM matrices with both operands staged in shared memory.
+
+   A banded matrix in CDM has compact diagonals that are each a superdiagonal d = k or a
+   subdiagonal d = k - n, never both: its offsets d lie in [-p, q] with p + q small.  Row i
+   of C's compact diagonal k_c is the sum over the pairs (s, t) meeting on it of
+   a_s[i] b_t[(i + d_s) mod n], so a block of T consecutive rows i0 .. i0 + T - 1 needs
+   A's diagonals at those rows and B's diagonals at the rows i0 - p .. i0 + T - 1 + q (mod n)
+   only.  The block loads both once, coalesced, into shared memory and then every thread
+   (a row, a diagonal of C at a time) sums its pairs from shared memory: global memory sees
+   A once, B (T + p + q) / T times and C once, where the pairs kernel re-reads A and B for
+   every diagonal of C and the paper's Algorithm 1 re-reads B for every tile.  Bands too wide
+   for shared memory (T = 32 rows must fit) keep the pairs kernel. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "diag_cudaimpl.h"
+}
+
+#define DIAG_BANDED_THREADS 256
+
+template <int T>
+__global__ void __launch_bounds__(DIAG_BANDED_THREADS) DiagProductBandedKernel(int n, int ndiag_a, int ndiag_b, int ndiag_c, int p, int width, const int *__restrict__ a_signed, const long long *__restrict__ a_start, const double *__restrict__ a_val, const long long *__restrict__ b_start, const double *__restrict__ b_val, const int *__restrict__ pair_start, const int *__restrict__ pair_a, const int *__restrict__ pair_b, const long long *__restrict__ c_start, double *__restrict__ c_val)
+{
+  extern __shared__ double smem[];
+  double   *s_a = smem;                      /* [s][x]: A's diagonal s at row i0 + x */
+  double   *s_b = smem + (size_t)ndiag_a * T; /* [t][j]: B's diagonal t at row (i0 - p + j) mod n */
+  const int i0  = blockIdx.x * T;
+
+  for (int idx = threadIdx.x; idx < ndiag_a * T; idx += blockDim.x) {
+    const int s = idx / T, x = idx - s * T;
+
+    s_a[idx] = i0 + x < n ? a_val[a_start[s] + i0 + x] : 0.0;
+  }
+  for (int idx = threadIdx.x; idx < ndiag_b * width; idx += blockDim.x) {
+    const int t = idx / width, j = idx - t * width;
+    int       r = (i0 - p + j) % n;
+
+    s_b[idx] = b_val[b_start[t] + (r < 0 ? r + n : r)];
+  }
+  __syncthreads();
+  {
+    const int x = threadIdx.x % T, i = i0 + x;
+
+    if (i >= n) return;
+    for (int c = threadIdx.x / T; c < ndiag_c; c += DIAG_BANDED_THREADS / T) {
+      double sum = 0.0;
+
+      for (int q = pair_start[c]; q < pair_start[c + 1]; q++) {
+        const int s = pair_a[q];
+
+        sum += s_a[s * T + x] * s_b[pair_b[q] * width + x + a_signed[s] + p];
+      }
+      c_val[c_start[c] + i] = sum;
+    }
+  }
+}
+
+/* Shared memory of a block of T rows */
+static size_t DiagBandedBytes(DiagDeviceProduct prod, int T)
+{
+  return sizeof(double) * ((size_t)prod->ndiag_a * T + (size_t)prod->ndiag_b * (T + prod->band_p + prod->band_q));
+}
+
+PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T)
+{
+  static int optin = 0; /* the device's largest shared memory per block */
+
+  PetscFunctionBegin;
+  *T = 0;
+  if (!prod->a_signed) PetscFunctionReturn(0);
+  if (!optin) {
+    int dev;
+
+    GpuMatsCallCUDA(cudaGetDevice(&dev));
+    GpuMatsCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  }
+  /* the widest tile within 96 KiB (two blocks an SM), else 32 rows within what the device allows */
+  for (int t = 128; t >= 32 && !*T; t /= 2)
+    if (DiagBandedBytes(prod, t) <= 96 * 1024) *T = t;
+  if (!*T && DiagBandedBytes(prod, 32) <= (size_t)optin) *T = 32;
+  PetscFunctionReturn(0);
+}
+
+template <int T>
+static PetscErrorCode DiagLaunchBanded(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C, cudaStream_t stream)
+{
+  const size_t bytes = DiagBandedBytes(p, T);
+
+  PetscFunctionBegin;
+  if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductBandedKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  DiagProductBandedKernel<T><<<(unsigned)((p->nrows + T - 1) / T), DIAG_BANDED_THREADS, bytes, stream>>>(p->nrows, p->ndiag_a, p->ndiag_b, p->ndiag_c, p->band_p, T + p->band_p + p->band_q, p->a_signed, A->start, A->val, B->start, B->val, p->pair_start, p->pair_a, p->pair_b, C->start, C->val);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct p, int T, DiagDevice A, DiagDevice B, DiagDevice C)
+{
+  void *s;
+
+  PetscFunctionBegin;
+  PetscCheck(p->a_signed && p->scheme == DIAG_SCHEME_CDM, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The banded DIAG product is for CDM matrices whose compact diagonals are each a super- or a subdiagonal");
+  if (!p->nrows || !p->ndiag_c) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  switch (T) {
+  case 128:
+    PetscCall(DiagLaunchBanded<128>(p, A, B, C, (cudaStream_t)s));
+    break;
+  case 64:
+    PetscCall(DiagLaunchBanded<64>(p, A, B, C, (cudaStream_t)s));
+    break;
+  case 32:
+    PetscCall(DiagLaunchBanded<32>(p, A, B, C, (cudaStream_t)s));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The banded DIAG product takes tiles of 32, 64 or 128 rows, not %d", T);
+  }
+  PetscFunctionReturn(0);
+}
