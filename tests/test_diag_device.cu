@@ -135,7 +135,7 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
    again after A's values change.  One line per kernel and pass. */
 static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs"};
   PetscInt                *ai, *aj, *bi, *bj;
   double                  *aa, *ba, *dval;
   DiagFormat               A, B, C;
@@ -162,17 +162,18 @@ static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, Pe
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductNumericHost(&A, &B, &C);
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
       const double tol = variant == 2 ? 1e-12 : 1e-13;
       int          ok;
 
-      if ((variant == 1 && scheme != DIAG_SCHEME_HM) || (variant == 2 && scheme != DIAG_SCHEME_CDM)) continue;
+      if ((variant == 1 && scheme != DIAG_SCHEME_HM) || (variant >= 2 && scheme != DIAG_SCHEME_CDM)) continue;
       for (PetscInt64 q = 0; q < nv; q++) dval[q] = NAN; /* an entry the kernel does not write fails */
       C.val = dval;
       PetscCall(DiagDeviceCopyValues(dC, &C));
       if (variant == 0) PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
       else if (variant == 1) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
+      else if (variant == 2) PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
@@ -336,6 +337,19 @@ int main(int argc, char **argv)
     PetscCall(CheckProduct((DiagScheme)scheme, 1000, 1000, 1000, noff, off, noff, off, 0.9, "structured, 40 offsets", &failures));
   }
   PetscCall(CheckTiledProducts(&failures));
+  { /* CDM bands large enough for the banded kernel (ours): tiles of 128 rows (5 and 21 diagonals),
+       of 32 rows in the largest shared memory (101 diagonals), a lopsided band with holes */
+    const PetscInt lo[] = {-2, -10, -50, -1}, hi[] = {2, 10, 50, 7};
+
+    for (int b = 0; b < 4; b++) {
+      char what[64];
+
+      noff = 0;
+      for (PetscInt d = lo[b]; d <= hi[b]; d++) off[noff++] = d;
+      snprintf(what, sizeof(what), "banded %d..%d, n 140000", (int)lo[b], (int)hi[b]);
+      PetscCall(CheckProduct(DIAG_SCHEME_CDM, 140000, 140000, 140000, noff, off, noff, off, b == 3 ? 0.9 : 1.0, what, &failures));
+    }
+  }
   { /* the SpMM: square and rectangular HM, CDM, empty, one row, more diagonals than a tile */
     PetscInt band[9], rect[4] = {-20, 0, 3, 50}, wrap[4] = {-6, -1, 0, 5};
 

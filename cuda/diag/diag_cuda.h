@@ -62,11 +62,6 @@ PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice
    same order as DiagDeviceProductNumeric. */
 PetscErrorCode DiagDeviceProductNumericTiled(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
-/* The pairs of diagonals that meet on C's diagonals over all (diagonal of C, diagonal of A)
-   combinations: near 1/2 for banded matrices (every diagonal of A meets most of C's),
-   small for scattered offsets.  The tiled product loops over all of A's diagonals for
-   each of C's, the pairs product over the pairs only. */
-PetscErrorCode DiagDeviceProductPairFill(DiagDeviceProduct prod, double *fill);
 
 #if defined(__cplusplus)
 }

@@ -17,7 +17,6 @@ struct _n_DiagDeviceProduct {
   DiagScheme scheme;
   int        nrows, ncols, inner, ndiag_c, max_len;
   int        ndiag_a, ndiag_b;  /* of the A and B it was made for (checked by the tiled product) */
-  long long  npairs;            /* pairs of diagonals of A and B meeting on a diagonal of C */
   int       *pair_start;        /* ndiag_c + 1 */
   int       *pair_a, *pair_b;   /* indices of A's and B's diagonals */
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */

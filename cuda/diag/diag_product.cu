@@ -109,7 +109,6 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
       }
     PetscCall(PetscFree(fill));
   }
-  p->npairs = npairs;
   snprintf(what, sizeof(what), "DIAG product: pairs of diagonals (%d)", npairs);
   ierr = GpuMatsCUDAMalloc((void **)&p->pair_start, (size_t)(C->ndiag + 1) * sizeof(int), what);
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&p->pair_a, (size_t)npairs * sizeof(int), what);
@@ -260,12 +259,5 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->pair_b));
   PetscCall(PetscFree(*prod));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode DiagDeviceProductPairFill(DiagDeviceProduct p, double *fill)
-{
-  PetscFunctionBegin;
-  *fill = p->ndiag_c && p->ndiag_a ? (double)p->npairs / ((double)p->ndiag_c * (double)p->ndiag_a) : 0.0;
   PetscFunctionReturn(0);
 }

@@ -4,7 +4,7 @@
 #include "diag/diag_impl.h"
 
 const char *const MatDiagSchemes[]     = {"auto", "hm", "cdm", "MatDiagScheme", "MAT_DIAG_SCHEME_", NULL};
-const char *const DiagProductKernels[] = {"auto", "pairs", "paper", "DiagProductKernel", "DIAG_PRODUCT_", NULL};
+const char *const DiagProductKernels[] = {"ours", "paper", "DiagProductKernel", "DIAG_PRODUCT_", NULL};
 
 PetscErrorCode DiagCheckStatus(DiagStatus st, Mat A, const char *what)
 {
@@ -327,7 +327,7 @@ PetscErrorCode DiagSettingsFromOptions(Mat A, DiagSettings *s, GPUMATS_OPTIONS_A
   PetscOptionsHeadBegin(PetscOptionsObject, "DIAG options");
   PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, NULL));
   PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", s->max_fill, &s->max_fill, NULL));
-  PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: pairs (ours), paper (Algorithm 1 for CDM, 2 for HM), auto (paper's Algorithm 1 for banded CDM products, else pairs)", "", DiagProductKernels, product, &product, NULL));
+  PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: ours (banded rows in shared memory, else pairs of diagonals), paper (Algorithm 1 for CDM, 2 for HM)", "", DiagProductKernels, product, &product, NULL));
   PetscOptionsHeadEnd();
   s->product = (DiagProductKernel)product;
   PetscCheck(s->max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)s->max_fill);

@@ -12,18 +12,10 @@
 
 /* The GPU kernel of C = A B for two diag matrices */
 typedef enum {
-  DIAG_PRODUCT_AUTO  = 0, /* pairs, except CDM products whose diagonals pair densely (banded): tiled */
-  DIAG_PRODUCT_PAIRS = 1, /* ours: the pairs of diagonals meeting on each diagonal of C listed once, a thread per entry of C */
-  DIAG_PRODUCT_PAPER = 2  /* the paper's: Algorithm 1 (tiles, CDM) or Algorithm 2 (a thread per entry of A, atomics, HM) */
+  DIAG_PRODUCT_OURS  = 0, /* banded CDM: rows of A and B staged in shared memory; otherwise the pairs of diagonals
+                             meeting on each diagonal of C listed once, a thread per entry of C */
+  DIAG_PRODUCT_PAPER = 1  /* the paper's: Algorithm 1 (tiles, CDM) or Algorithm 2 (a thread per entry of A, atomics, HM) */
 } DiagProductKernel;
-
-/* auto takes the tiled kernel for a CDM product when at least this fraction of the
-   (diagonal of C, diagonal of A) combinations are pairs and A fills a tile of 16
-   diagonals.  Measured on an H100 (benchmarks/h100-2026-11-24-diag): banded products
-   (fill about 1/2) with 101-401 diagonals run 1.0-2.5x faster tiled, with 21 the same
-   to 1.3x, with 5 0.6x; structured-sparse ones (fill 0.03) 7-12x slower. */
-#define DIAG_PRODUCT_TILED_MIN_FILL  0.25
-#define DIAG_PRODUCT_TILED_MIN_DIAGS 16
 
 typedef struct {
   MatDiagScheme     scheme;   /* asked for: AUTO, HM or CDM */

@@ -11,7 +11,6 @@ typedef struct {
   DiagFormat left_t, right_t; /* A^T (AtB) or B^T (ABt), else unused */
   PetscBool  transpose_left, transpose_right;
 #if GPUMATS_HAVE_CUDA
-  DiagProductKernel kernel; /* pairs or paper, auto resolved */
   DiagDevice        left_t_dev, right_t_dev;
   DiagDeviceProduct dprod;
 #endif
@@ -75,21 +74,9 @@ static PetscErrorCode MatProductNumeric_SeqDiag_SeqDiag(Mat C)
     left  = pd->transpose_left ? pd->left_t_dev : da->dev;
     right = pd->transpose_right ? pd->right_t_dev : db->dev;
     if (!dc->dev) PetscCall(DiagDeviceCreate(&dc->fmt, &dc->dev));
-    if (!pd->dprod) {
-      double fill;
-
-      PetscCall(DiagDeviceProductCreate(pd->transpose_left ? &pd->left_t : &da->fmt, pd->transpose_right ? &pd->right_t : &db->fmt, &dc->fmt, &pd->dprod));
-      PetscCall(DiagDeviceProductPairFill(pd->dprod, &fill));
-      pd->kernel = da->settings.product;
-      if (pd->kernel == DIAG_PRODUCT_AUTO) {
-        const PetscInt ndiag_a = pd->transpose_left ? pd->left_t.ndiag : da->fmt.ndiag;
-
-        pd->kernel = dc->fmt.scheme == DIAG_SCHEME_CDM && fill >= DIAG_PRODUCT_TILED_MIN_FILL && ndiag_a >= DIAG_PRODUCT_TILED_MIN_DIAGS ? DIAG_PRODUCT_PAPER : DIAG_PRODUCT_PAIRS;
-        PetscCall(PetscInfo(C, "DIAG product kernel auto: %s (%s, %" PetscInt_FMT " diagonals in A, %.0f%% of the (diagonal of C, diagonal of A) combinations pair)\n", pd->kernel == DIAG_PRODUCT_PAPER ? "the paper's tiled Algorithm 1" : "pairs", dc->fmt.scheme == DIAG_SCHEME_CDM ? "CDM" : "HM", ndiag_a, 100 * fill));
-      }
-    }
+    if (!pd->dprod) PetscCall(DiagDeviceProductCreate(pd->transpose_left ? &pd->left_t : &da->fmt, pd->transpose_right ? &pd->right_t : &db->fmt, &dc->fmt, &pd->dprod));
     PetscCall(PetscLogGpuTimeBegin());
-    if (pd->kernel == DIAG_PRODUCT_PAPER) {
+    if (da->settings.product == DIAG_PRODUCT_PAPER) {
       if (dc->fmt.scheme == DIAG_SCHEME_CDM) PetscCall(DiagDeviceProductNumericTiled(pd->dprod, left, right, dc->dev));
       else PetscCall(DiagDeviceProductNumericAtomic(pd->dprod, left, right, dc->dev));
     } else PetscCall(DiagDeviceProductNumeric(pd->dprod, left, right, dc->dev));
