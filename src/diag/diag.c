@@ -202,14 +202,12 @@ PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt m, const PetscInt rows[], Pe
     for (PetscInt c = 0; c < n; c++) {
       const PetscInt    j     = cols[c];
       const PetscScalar value = v ? v[r * n + c] : 0;
-      PetscInt          off, t;
+      PetscInt          t;
       PetscInt64        slot;
 
       if (j < 0) continue;
       PetscCheck(j < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, A->cmap->n);
-      off  = f->scheme == DIAG_SCHEME_HM ? j - i : (j - i + f->ncols) % f->ncols;
-      t    = DiagFind(f, off);
-      slot = f->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i;
+      t = DiagLocate(f, i, j, &slot);
       if (t < 0) {
         PetscCheck(value == (PetscScalar)0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
                    "diag MatSetValues: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which this matrix does not store (it stores %" PetscInt_FMT " diagonals, found at its first assembly). Set an entry on every diagonal you need before the first MatAssemblyEnd (zeros count), or use an AIJ matrix",
@@ -239,13 +237,13 @@ static PetscErrorCode MatGetValues_SeqDiag(Mat A, PetscInt m, const PetscInt row
   for (PetscInt r = 0; r < m; r++)
     for (PetscInt c = 0; c < n; c++) {
       const PetscInt i = rows[r], j = cols[c];
-      PetscInt       off, t;
+      PetscInt       t;
+      PetscInt64     slot;
 
       if (i < 0 || j < 0) continue;
       PetscCheck(i < A->rmap->n && j < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatGetValues: (%" PetscInt_FMT ", %" PetscInt_FMT ") is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", i, j, A->rmap->n, A->cmap->n);
-      off          = f->scheme == DIAG_SCHEME_HM ? j - i : (j - i + f->ncols) % f->ncols;
-      t            = DiagFind(f, off);
-      v[r * n + c] = t < 0 ? 0 : f->val[f->start[t] + (f->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i)];
+      t            = DiagLocate(f, i, j, &slot);
+      v[r * n + c] = t < 0 ? 0 : f->val[f->start[t] + slot];
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -138,6 +138,14 @@ PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset)
   return lo < fmt->ndiag && fmt->offset[lo] == offset ? lo : -1;
 }
 
+PetscInt DiagLocate(const DiagFormat *fmt, PetscInt i, PetscInt j, PetscInt64 *slot)
+{
+  const PetscInt offset = DiagOffsetOf(fmt->scheme, fmt->ncols, i, j);
+
+  *slot = DiagSlotOf(fmt->scheme, i, offset);
+  return DiagFind(fmt, offset);
+}
+
 DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt)
 {
   const PetscInt range = scheme == DIAG_SCHEME_HM ? m + n : n; /* offsets d + m - 1 in [0, m + n - 1) (HM), k in [0, n) */

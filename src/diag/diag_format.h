@@ -111,6 +111,8 @@ static inline int DiagSlotEntry(const DiagFormat *f, PetscInt t, PetscInt64 p, P
 
 /* Index of the stored diagonal of offset d (HM) or compact diagonal k (CDM), or -1. */
 PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
+/* The stored diagonal holding entry (i, j) (-1 if none) and the entry's slot in it. */
+PetscInt DiagLocate(const DiagFormat *fmt, PetscInt i, PetscInt j, PetscInt64 *slot);
 
 /* y = A x (+ y0) and y = A^T x (+ y0); y0 may be NULL or equal y. */
 void DiagMultHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);

@@ -167,13 +167,13 @@ static PetscErrorCode MatAXPY_SeqDiag(Mat Y, PetscScalar a, Mat X, MatStructure 
   PetscCall(DiagAddDiagonalsOf(Y, fx));
   for (PetscInt t = 0; t < fx->ndiag; t++)
     for (PetscInt64 p = 0; p < fx->start[t + 1] - fx->start[t]; p++) {
-      PetscInt         i, j, off, u;
+      PetscInt          i, j, u;
+      PetscInt64        slot;
       const DiagFormat *fy = &dy->fmt;
 
       if (!DiagSlotEntry(fx, t, p, &i, &j)) continue;
-      off = fy->scheme == DIAG_SCHEME_HM ? j - i : (j - i + fy->ncols) % fy->ncols;
-      u   = DiagFind(fy, off);
-      fy->val[fy->start[u] + (fy->scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(off) : i)] += a * fx->val[fx->start[t] + p];
+      u = DiagLocate(fy, i, j, &slot); /* present: DiagAddDiagonalsOf added X's diagonals */
+      fy->val[fy->start[u] + slot] += a * fx->val[fx->start[t] + p];
     }
   PetscCall(MatDiagHostChanged_SeqDiag(Y));
   PetscFunctionReturn(PETSC_SUCCESS);
