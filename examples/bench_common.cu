@@ -400,17 +400,8 @@ PetscErrorCode BenchCUSPARSEDestroy(BenchCUSPARSE *cs)
 #if defined(PETSC_HAVE_CUDA)
 PetscErrorCode BenchPETScCreate(const BenchCSR *A, const double *x, BenchPETSc *p)
 {
-  PetscScalar *px;
-
   PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, &p->A));
-  PetscCall(MatSetSizes(p->A, A->nrows, A->ncols, A->nrows, A->ncols));
-  PetscCall(MatSetType(p->A, MATSEQAIJCUSPARSE));
-  PetscCall(MatSeqAIJSetPreallocationCSR(p->A, A->rowptr, A->colidx, A->vals));
-  PetscCall(MatCreateVecs(p->A, &p->x, &p->y));
-  PetscCall(VecGetArrayWrite(p->x, &px));
-  PetscCall(PetscArraycpy(px, x, A->ncols));
-  PetscCall(VecRestoreArrayWrite(p->x, &px));
+  PetscCall(BenchPETScCreateType(A, x, MATSEQAIJCUSPARSE, p));
   PetscFunctionReturn(0);
 }
 

@@ -477,18 +477,6 @@ static PetscErrorCode PartitionChecks(TestCtx *t)
 }
 
 /* ---- 6: bad input gets an error whose message says what is wrong ---- */
-static PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what)
-{
-  const char *text;
-  char       *specific = NULL;
-
-  PetscFunctionBeginUser;
-  PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: expected an error, there was none", what);
-  PetscCall(PetscErrorMessage(ierr, &text, &specific));
-  PetscCheck(specific && strstr(specific, must_contain), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the error message does not say '%s': %s", what, must_contain, specific ? specific : "(none)");
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode BadInputChecks(TestCtx *t)
 {
   GlobalCSR      csr;

@@ -1,5 +1,6 @@
 /* The matrix-type tests' shared helpers (testmat.h). */
 #include "testmat.h"
+#include <string.h>
 
 /* ------------------------------------------------------------------ */
 /* the test context                                                    */
@@ -464,5 +465,18 @@ PetscErrorCode TestCtxDestroy(TestCtx *t)
   PetscCall(PetscRandomDestroy(&t->rnd));
   PetscCall(PetscRandomDestroy(&t->vrnd));
   PetscCall(MatDestroy(&t->plain));
+  PetscFunctionReturn(0);
+}
+
+/* ierr must be an error whose message contains must_contain ("what" names the case) */
+PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what)
+{
+  const char *text;
+  char       *specific = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: expected an error, there was none", what);
+  PetscCall(PetscErrorMessage(ierr, &text, &specific));
+  PetscCheck(specific && strstr(specific, must_contain), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the error message does not say '%s': %s", what, must_contain, specific ? specific : "(none)");
   PetscFunctionReturn(0);
 }

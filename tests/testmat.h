@@ -59,6 +59,7 @@ PetscErrorCode CreateTestVecs(Mat A, Vec *right, Vec *left);
 PetscErrorCode CompareVecs(TestCtx *t, Vec yc, Vec ya, const char *desc, const char *op);
 PetscErrorCode CheckProducts(TestCtx *t, Mat Ac, Mat Aa, const char *desc);
 PetscErrorCode GlobalCSRAssemble(Mat A, const GlobalCSR *csr);
+PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what);
 PetscErrorCode TestCtxInit(TestCtx *t, const char *name, PetscInt maxsize);
 PetscErrorCode TestCtxSeed(TestCtx *t, PetscInt seed);
 PetscErrorCode TestCtxDestroy(TestCtx *t);
