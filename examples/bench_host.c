@@ -48,7 +48,7 @@ PetscErrorCode BenchFCIMatrix(BenchFCIInfo *info, PetscInt *n, PetscInt **rowptr
 {
   char               fcidump[PETSC_MAX_PATH_LEN] = "", sector[64] = "no symmetry restriction";
   PetscBool          has_fcidump, hubbard = PETSC_FALSE, set;
-  FCIHubbardSpec     hs = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 0, 0};
+  FCIHubbardSpec     hs = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 0, 0, FCI_HUBBARD_WRAP_BOND};
   FCIIntegrals      *ints;
   FCIDetSpaceOptions opts;
   FCIDetSpace       *space;

@@ -2,7 +2,11 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
                      "Matrix source (one of them; default: the published 3x4 Hubbard model below):\n"
                      "  -hubbard [<Lx>x<Ly>]   Hubbard model written as integrals (h_ij = -t per bond, (ii|ii) = U);\n"
                      "                         -hubbard_lx, -hubbard_ly, -hubbard_periodic, -hubbard_t, -hubbard_u,\n"
-                     "                         -hubbard_nup, -hubbard_ndown (default 3x4, open, t 1, U 8, half filling)\n"
+                     "                         -hubbard_nup, -hubbard_ndown (default 3x4, open, t 1, U 8, half filling);\n"
+                     "                         -hubbard_wrap bond|sum: a periodic side of length 2 has one bond h = -t\n"
+                     "                         (bond, default: each neighbouring pair bonded once) or h = -2t (sum: the\n"
+                     "                         hop x -> x+1 mod L of every site, as codes that sum over neighbours); a\n"
+                     "                         periodic side of length 1 has no bond (bond) or h_ii = -2t (sum)\n"
                      "  -fcidump <file>        integrals of an FCIDUMP file\n"
                      "                         both: -fci_sector none|isym|1..8, -fci_ordering lexical|excitation,\n"
                      "                         -fci_reference lowest|aufbau, -fci_droptol <tol>, -fci_threads <n> (rows built on\n"
@@ -41,7 +45,7 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
 
 /* The published case (ExactDiagonalization.jl documentation, docs/src/examples/HubbardModel.md):
    3x4 lattice, open boundaries, t = 1, U = 8, 6 up + 6 down electrons, 853,776 determinants. */
-static const FCIHubbardSpec CIHubbardPublished       = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6};
+static const FCIHubbardSpec CIHubbardPublished       = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6, FCI_HUBBARD_WRAP_BOND};
 static const PetscReal      CIHubbardPublishedEnergy = -4.913259209075605;
 
 /* Assembly of the symmetric matrix.  CISyntheticRow(i) gives only the upper
@@ -524,6 +528,8 @@ int main(int argc, char **argv)
   PetscCheck(hs.nx > 0 && hs.ny > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Hubbard lattice %" PetscInt_FMT "x%" PetscInt_FMT ": both sides must be positive", hs.nx, hs.ny);
   hs.nup   = (hs.nx * hs.ny + 1) / 2; /* half filling */
   hs.ndown = (hs.nx * hs.ny) / 2;
+  PetscCall(PetscOptionsEnum("-hubbard_wrap", "Hubbard: periodic sides of length 1 and 2 bonded once (bond) or term by term (sum)", NULL, FCIHubbardWraps, (PetscEnum)hs.wrap, (PetscEnum *)&hs.wrap, &set));
+  hubbard_set = (PetscBool)(hubbard_set || set);
   PetscCall(PetscOptionsInt("-hubbard_nup", "Hubbard: up electrons (default: half filling)", NULL, hs.nup, &hs.nup, &set));
   hubbard_set = (PetscBool)(hubbard_set || set);
   PetscCall(PetscOptionsInt("-hubbard_ndown", "Hubbard: down electrons (default: half filling)", NULL, hs.ndown, &hs.ndown, &set));
@@ -567,6 +573,10 @@ int main(int argc, char **argv)
     if (source == CI_SOURCE_HUBBARD) {
       PetscCall(FCIHubbardCreate(&hs, &ints));
       PetscCall(PetscPrintf(comm, "Hubbard model: %" PetscInt_FMT "x%" PetscInt_FMT " lattice, %s boundaries, t = %.10g, U = %.10g, %" PetscInt_FMT " up + %" PetscInt_FMT " down electrons\n", hs.nx, hs.ny, periodic ? "periodic" : "open", (double)hs.t, (double)hs.U, hs.nup, hs.ndown));
+      if (periodic)
+        PetscCall(PetscPrintf(comm, "Hubbard wrap convention: %s (%s)%s\n", FCIHubbardWraps[hs.wrap],
+                              hs.wrap == FCI_HUBBARD_WRAP_BOND ? "each neighbouring pair bonded once: h = -t on a periodic side of length 2, no bond on one of length 1" : "the hop x -> x+1 mod L of every site: h = -2t on a periodic side of length 2, h_ii = -2t on one of length 1",
+                              FCIHubbardWrapMatters(&hs) ? "; this lattice has such a side, -hubbard_wrap changes it" : "; no side of length 1 or 2, both conventions agree"));
     } else {
       PetscCall(FCIDumpRead(comm, fcidump, &ints));
       PetscCall(PetscPrintf(comm, "FCIDUMP %s: %" PetscInt_FMT " orbitals, %" PetscInt_FMT " electrons, MS2 %" PetscInt_FMT ", ISYM %" PetscInt_FMT ", core energy %.10f\n", fcidump, ints->norb, ints->nelec, ints->ms2, ints->isym, (double)ints->ecore));

@@ -286,7 +286,7 @@ static PetscErrorCode BuildCase(const MatrixCase *c, const char *data_dir, unsig
       fclose(f);
       PetscCall(FCIDumpRead(PETSC_COMM_SELF, path, &ints));
     } else {
-      const FCIHubbardSpec hs = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6};
+      const FCIHubbardSpec hs = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6, FCI_HUBBARD_WRAP_BOND};
       PetscCall(FCIHubbardCreate(&hs, &ints));
     }
     PetscCall(FCIDetSpaceOptionsDefault(&opts));

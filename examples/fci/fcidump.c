@@ -437,6 +437,28 @@ PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **
 
 /* ------------------------------------------------------------------------ */
 
+const char *const FCIHubbardWraps[] = {"bond", "sum", "FCIHubbardWrap", "FCI_HUBBARD_WRAP_", NULL};
+
+PetscBool FCIHubbardWrapMatters(const FCIHubbardSpec *spec)
+{
+  return (PetscBool)((spec->periodic_x && spec->nx <= 2) || (spec->periodic_y && spec->ny <= 2));
+}
+
+/* The hop between sites a and b, both ways: h_ab and h_ba get -t each (a == b: h_aa gets -2t). */
+static void FCIHubbardAddHop(FCIIntegrals *ig, PetscInt a, PetscInt b, PetscReal t)
+{
+  ig->h[a * ig->norb + b] -= t;
+  ig->h[b * ig->norb + a] -= t;
+}
+
+/* The site after 'x' along a side of length L (site index step 'stride' from 'first'), or -1. */
+static PetscInt FCIHubbardNext(PetscInt x, PetscInt L, PetscBool periodic, FCIHubbardWrap wrap, PetscInt first, PetscInt stride)
+{
+  if (x + 1 < L) return first + (x + 1) * stride;
+  if (periodic && (wrap == FCI_HUBBARD_WRAP_SUM || L > 2)) return first; /* the wrap-around hop */
+  return -1;
+}
+
 PetscErrorCode FCIHubbardCreate(const FCIHubbardSpec *spec, FCIIntegrals **ints)
 {
   const PetscInt nx = spec->nx, ny = spec->ny;
@@ -445,17 +467,17 @@ PetscErrorCode FCIHubbardCreate(const FCIHubbardSpec *spec, FCIIntegrals **ints)
   PetscFunctionBeginUser;
   PetscCheck(nx >= 1 && ny >= 1 && nx * ny <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Hubbard lattice %" PetscInt_FMT " x %" PetscInt_FMT " must have 1..64 sites", nx, ny);
   PetscCheck(spec->nup >= 0 && spec->ndown >= 0 && spec->nup <= nx * ny && spec->ndown <= nx * ny, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " up and %" PetscInt_FMT " down electrons do not fit on %" PetscInt_FMT " sites", spec->nup, spec->ndown, nx * ny);
+  PetscCheck(spec->wrap == FCI_HUBBARD_WRAP_BOND || spec->wrap == FCI_HUBBARD_WRAP_SUM, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Hubbard wrap convention %d is neither bond (0) nor sum (1)", (int)spec->wrap);
   PetscCall(FCIIntegralsCreate(nx * ny, &ig));
   ig->nelec = spec->nup + spec->ndown;
   ig->ms2   = spec->nup - spec->ndown;
   for (PetscInt y = 0; y < ny; y++) {
     for (PetscInt x = 0; x < nx; x++) {
       const PetscInt s = x + nx * y;
-      /* bond to the right and upwards, wrapping where periodic and the direction is longer than 2 */
-      if (x + 1 < nx) PetscCall(FCIIntegralsSetOneElectron(ig, s, s + 1, -spec->t));
-      else if (spec->periodic_x && nx > 2) PetscCall(FCIIntegralsSetOneElectron(ig, s, nx * y, -spec->t));
-      if (y + 1 < ny) PetscCall(FCIIntegralsSetOneElectron(ig, s, s + nx, -spec->t));
-      else if (spec->periodic_y && ny > 2) PetscCall(FCIIntegralsSetOneElectron(ig, s, x, -spec->t));
+      const PetscInt right = FCIHubbardNext(x, nx, spec->periodic_x, spec->wrap, nx * y, 1);
+      const PetscInt up    = FCIHubbardNext(y, ny, spec->periodic_y, spec->wrap, x, nx);
+      if (right >= 0) FCIHubbardAddHop(ig, s, right, spec->t);
+      if (up >= 0) FCIHubbardAddHop(ig, s, up, spec->t);
       FCISetERI8(ig, s, s, s, s, spec->U);
     }
   }

@@ -56,13 +56,32 @@ PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **
 
 /* Hubbard model on an nx x ny lattice (ny = 1: a chain), site s = x + nx*y:
    h_ij = -t for each nearest-neighbour bond, (ii|ii) = U, nup/ndown
-   electrons.  Periodic boundaries add the wrap-around bond in a direction of
-   length > 2 (a direction of length 2 has one bond either way). */
+   electrons.  Periodic boundaries add the wrap-around hop; the two ways codes
+   write it differ only on a periodic side of length 1 or 2:
+     FCI_HUBBARD_WRAP_BOND (default)  each pair of neighbouring sites is bonded
+                                      once: a side of length 2 has the one bond
+                                      h_01 = -t, a side of length 1 none;
+     FCI_HUBBARD_WRAP_SUM             H = -t sum_x (c+_{x+1 mod L} c_x + h.c.)
+                                      term by term: on a side of length 2 the
+                                      pair is bonded twice (h_01 = -2t), on a
+                                      side of length 1 each site hops onto
+                                      itself (h_ss = -2t).
+   Sides of length 3 and more are the same in both. */
+typedef enum {
+  FCI_HUBBARD_WRAP_BOND,
+  FCI_HUBBARD_WRAP_SUM
+} FCIHubbardWrap;
+
 typedef struct {
-  PetscInt  nx, ny;
-  PetscBool periodic_x, periodic_y;
-  PetscReal t, U;
-  PetscInt  nup, ndown;
+  PetscInt       nx, ny;
+  PetscBool      periodic_x, periodic_y;
+  PetscReal      t, U;
+  PetscInt       nup, ndown;
+  FCIHubbardWrap wrap; /* only matters on periodic sides of length 1 or 2 */
 } FCIHubbardSpec;
 
+/* "bond" / "sum", as -hubbard_wrap takes them */
+extern const char *const FCIHubbardWraps[];
+/* Whether the lattice has a periodic side of length 1 or 2, where the wrap conventions differ. */
+PetscBool FCIHubbardWrapMatters(const FCIHubbardSpec *spec);
 PetscErrorCode FCIHubbardCreate(const FCIHubbardSpec *spec, FCIIntegrals **ints);

@@ -329,10 +329,13 @@ static PetscErrorCode HubbardDirectEigenvalues(const FCIHubbardSpec *s, PetscInt
   for (int y = 0; y < s->ny; y++)
     for (int x = 0; x < s->nx; x++) {
       const int site = x + (int)s->nx * y;
+      /* bond: each neighbouring pair once; sum: the hop to x+1 mod L of every site, even onto the
+         same neighbour twice (L = 2) or onto itself (L = 1) */
+      const PetscBool sum = (PetscBool)(s->wrap == FCI_HUBBARD_WRAP_SUM);
       if (x + 1 < s->nx) bonds[nb][0] = site, bonds[nb++][1] = site + 1;
-      else if (s->periodic_x && s->nx > 2) bonds[nb][0] = site, bonds[nb++][1] = (int)s->nx * y;
+      else if (s->periodic_x && (s->nx > 2 || sum)) bonds[nb][0] = site, bonds[nb++][1] = (int)s->nx * y;
       if (y + 1 < s->ny) bonds[nb][0] = site, bonds[nb++][1] = site + (int)s->nx;
-      else if (s->periodic_y && s->ny > 2) bonds[nb][0] = site, bonds[nb++][1] = x;
+      else if (s->periodic_y && (s->ny > 2 || sum)) bonds[nb][0] = site, bonds[nb++][1] = x;
     }
   PetscCall(PetscMalloc1(cap, &dets));
   for (uint64_t a = 0; a < (UINT64_C(1) << L); a++) {
@@ -354,7 +357,11 @@ static PetscErrorCode HubbardDirectEigenvalues(const FCIHubbardSpec *s, PetscInt
   for (PetscInt c = 0; c < n; c++) {
     const uint64_t a = dets[c] >> 32, b = dets[c] & 0xffffffffu;
     H[(size_t)c * n + c] += s->U * __builtin_popcountll(a & b);
-    for (int k = 0; k < nb; k++)
+    for (int k = 0; k < nb; k++) {
+      if (bonds[k][0] == bonds[k][1]) { /* a site hopping onto itself: -t (c+c + h.c.) = -2t n */
+        H[(size_t)c * n + c] += -2 * s->t * (double)(((a >> bonds[k][0]) & 1) + ((b >> bonds[k][0]) & 1));
+        continue;
+      }
       for (int dir = 0; dir < 2; dir++) {
         const int from = bonds[k][dir], to = bonds[k][1 - dir];
         for (int spin = 0; spin < 2; spin++) {
@@ -374,6 +381,7 @@ static PetscErrorCode HubbardDirectEigenvalues(const FCIHubbardSpec *s, PetscInt
             }
         }
       }
+    }
   }
   PetscCall(PetscMalloc1(n, w));
   PetscCall(DenseSymmetricEigenvalues(n, H, *w));
@@ -416,7 +424,7 @@ static PetscErrorCode TestHubbard(TestCtx *ctx)
   /* two sites, half filling: E0 = U/2 - sqrt(U^2/4 + 4 t^2) */
   for (int k = 0; k < 4; k++) {
     const PetscReal U = (PetscReal[]){0.0, 1.0, 4.0, 8.0}[k], t = 1.0;
-    FCIHubbardSpec  s = {2, 1, PETSC_FALSE, PETSC_FALSE, t, U, 1, 1};
+    FCIHubbardSpec  s = {2, 1, PETSC_FALSE, PETSC_FALSE, t, U, 1, 1, FCI_HUBBARD_WRAP_BOND};
     FCIIntegrals   *ints;
     FCIDetSpace    *sp;
     PetscReal      *w, e0 = U / 2 - PetscSqrtReal(U * U / 4 + 4 * t * t);
@@ -430,18 +438,55 @@ static PetscErrorCode TestHubbard(TestCtx *ctx)
     PetscCall(FCIIntegralsDestroy(&ints));
   }
   {
-    FCIHubbardSpec ring = {6, 1, PETSC_TRUE, PETSC_FALSE, 1.0, 4.0, 3, 3};
-    FCIHubbardSpec ring4 = {4, 1, PETSC_TRUE, PETSC_FALSE, 1.0, 2.5, 2, 2}; /* even filling: the boundary phase matters */
-    FCIHubbardSpec latt = {2, 3, PETSC_FALSE, PETSC_FALSE, 1.0, 3.0, 3, 2};  /* 2D: hops across other orbitals */
-    FCIHubbardSpec tor  = {3, 3, PETSC_TRUE, PETSC_TRUE, 0.7, 5.0, 2, 1};
+    FCIHubbardSpec ring = {6, 1, PETSC_TRUE, PETSC_FALSE, 1.0, 4.0, 3, 3, FCI_HUBBARD_WRAP_BOND};
+    FCIHubbardSpec ring4 = {4, 1, PETSC_TRUE, PETSC_FALSE, 1.0, 2.5, 2, 2, FCI_HUBBARD_WRAP_BOND}; /* even filling: the boundary phase matters */
+    FCIHubbardSpec latt = {2, 3, PETSC_FALSE, PETSC_FALSE, 1.0, 3.0, 3, 2, FCI_HUBBARD_WRAP_BOND};  /* 2D: hops across other orbitals */
+    FCIHubbardSpec tor  = {3, 3, PETSC_TRUE, PETSC_TRUE, 0.7, 5.0, 2, 1, FCI_HUBBARD_WRAP_BOND};
     PetscCall(CheckHubbardCase(ctx, "Hubbard 6-site ring U=4 3+3", &ring));
     PetscCall(CheckHubbardCase(ctx, "Hubbard 4-site ring U=2.5 2+2", &ring4));
     PetscCall(CheckHubbardCase(ctx, "Hubbard 2x3 open U=3 3+2", &latt));
     PetscCall(CheckHubbardCase(ctx, "Hubbard 3x3 torus t=0.7 U=5 2+1", &tor));
   }
   {
+    /* the wrap conventions on periodic sides of length 1 and 2 (-hubbard_wrap) */
+    FCIHubbardSpec l42b = {4, 2, PETSC_TRUE, PETSC_TRUE, 1.0, 4.0, 2, 2, FCI_HUBBARD_WRAP_BOND};
+    FCIHubbardSpec l42s = {4, 2, PETSC_TRUE, PETSC_TRUE, 1.0, 4.0, 2, 2, FCI_HUBBARD_WRAP_SUM};
+    FCIHubbardSpec l31s = {3, 1, PETSC_TRUE, PETSC_TRUE, 0.8, 2.0, 2, 1, FCI_HUBBARD_WRAP_SUM}; /* y: each site onto itself */
+    FCIHubbardSpec l33s = {3, 3, PETSC_TRUE, PETSC_TRUE, 0.7, 5.0, 2, 1, FCI_HUBBARD_WRAP_SUM}; /* same as bond */
+    FCIIntegrals  *ib, *is;
+    PetscCall(CheckHubbardCase(ctx, "Hubbard 4x2 periodic, wrap bond, U=4 2+2", &l42b));
+    PetscCall(CheckHubbardCase(ctx, "Hubbard 4x2 periodic, wrap sum, U=4 2+2", &l42s));
+    PetscCall(CheckHubbardCase(ctx, "Hubbard 3x1 periodic, wrap sum, U=2 2+1", &l31s));
+    PetscCall(CheckHubbardCase(ctx, "Hubbard 3x3 torus, wrap sum, t=0.7 U=5 2+1", &l33s));
+    /* the one-electron integrals themselves: the y pair (sites 0 and 4) -t or -2t, the x ring -t either way */
+    PetscCall(FCIHubbardCreate(&l42b, &ib));
+    PetscCall(FCIHubbardCreate(&l42s, &is));
+    CHECK(ctx, ib->h[0 * 8 + 4] == -1.0 && is->h[0 * 8 + 4] == -2.0 && ib->h[4 * 8 + 0] == -1.0 && is->h[4 * 8 + 0] == -2.0, "Hubbard 4x2 wrap: h_04 %g (bond, expected -1) and %g (sum, expected -2)", (double)ib->h[4], (double)is->h[4]);
+    CHECK(ctx, ib->h[0 * 8 + 3] == -1.0 && is->h[0 * 8 + 3] == -1.0 && ib->h[0] == 0.0 && is->h[0] == 0.0, "Hubbard 4x2 wrap: x ring h_03 %g / %g, diagonal %g / %g", (double)ib->h[3], (double)is->h[3], (double)ib->h[0], (double)is->h[0]);
+    PetscCall(FCIIntegralsDestroy(&ib));
+    PetscCall(FCIIntegralsDestroy(&is));
+  }
+  {
+    /* the dimer as a periodic side of length 2: closed form with t (bond) or 2t (sum) */
+    for (int w = 0; w < 2; w++) {
+      const PetscReal U = 3.0, t = 1.0, teff = w ? 2 * t : t, e0 = U / 2 - PetscSqrtReal(U * U / 4 + 4 * teff * teff);
+      FCIHubbardSpec  s = {2, 1, PETSC_TRUE, PETSC_FALSE, t, U, 1, 1, w ? FCI_HUBBARD_WRAP_SUM : FCI_HUBBARD_WRAP_BOND};
+      FCIIntegrals   *ints;
+      FCIDetSpace    *sp;
+      PetscReal      *ev;
+      PetscCall(FCIHubbardCreate(&s, &ints));
+      PetscCall(Space(ints, FCI_SECTOR_NONE, FCI_ORDER_LEXICAL, &sp));
+      PetscCall(HamiltonianDenseEigenvalues(ints, sp, &ev));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  Hubbard periodic dimer, wrap %s: E0 = %.12f, closed form %.12f\n", FCIHubbardWraps[s.wrap], (double)ev[0], (double)e0));
+      CHECK(ctx, PetscAbsReal(ev[0] - e0) < 1e-12, "Hubbard periodic dimer, wrap %s: E0 %.14f, expected %.14f", FCIHubbardWraps[s.wrap], (double)ev[0], (double)e0);
+      PetscCall(PetscFree(ev));
+      PetscCall(FCIDetSpaceDestroy(&sp));
+      PetscCall(FCIIntegralsDestroy(&ints));
+    }
+  }
+  {
     /* U = 0: the ground state fills the lowest one-particle levels */
-    FCIHubbardSpec s = {3, 2, PETSC_FALSE, PETSC_TRUE, 1.0, 0.0, 3, 2};
+    FCIHubbardSpec s = {3, 2, PETSC_FALSE, PETSC_TRUE, 1.0, 0.0, 3, 2, FCI_HUBBARD_WRAP_BOND};
     FCIIntegrals  *ints;
     FCIDetSpace   *sp;
     PetscScalar   *h;
@@ -465,7 +510,7 @@ static PetscErrorCode TestHubbard(TestCtx *ctx)
 static PetscErrorCode TestHubbard34(TestCtx *ctx)
 {
   const PetscReal ref = -4.913259209075605; /* ExactDiagonalization.jl docs, HubbardModel.md */
-  FCIHubbardSpec  s   = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6};
+  FCIHubbardSpec  s   = {3, 4, PETSC_FALSE, PETSC_FALSE, 1.0, 8.0, 6, 6, FCI_HUBBARD_WRAP_BOND};
   FCIIntegrals   *ints;
   FCIDetSpace    *sp;
   FCIDetSpaceOptions o;
@@ -678,7 +723,7 @@ static PetscErrorCode TestSlater(TestCtx *ctx)
   }
   /* Hubbard 2x3 with unequal spins */
   {
-    FCIHubbardSpec s = {2, 3, PETSC_TRUE, PETSC_FALSE, 1.3, 2.0, 2, 3};
+    FCIHubbardSpec s = {2, 3, PETSC_TRUE, PETSC_FALSE, 1.3, 2.0, 2, 3, FCI_HUBBARD_WRAP_BOND};
     PetscCall(FCIHubbardCreate(&s, &ints));
     PetscCall(Space(ints, FCI_SECTOR_NONE, FCI_ORDER_EXCITATION, &sp));
     PetscCall(CompareRows(ctx, "Hubbard 2x3 2+3", ints, sp));
