@@ -2,6 +2,7 @@
 #include "fcidump.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,17 +216,47 @@ static PetscErrorCode FCIHeaderTokenize(char *p, PetscInt line, FCIToken **tok, 
     SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s, line %" PetscInt_FMT ": %s", fname, (PetscInt)(line), _msg); \
   } while (0)
 
-/* Interprets the header tokens. */
-static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken *tok, PetscInt ntok, PetscInt endline, FCIIntegrals **ints)
+/* Header keys that do not change the Hamiltonian of real orbitals or the states solved for:
+   dropped, and -info says so.  Every other key gpumats does not read is an error (unless
+   -fcidump_ignore_keys names it): a key that changes the physics must never be lost. */
+static const char *const FCIHarmlessKeys[] = {
+  "SYML",       /* orbital angular momentum l (NECI, HANDE): a label; the Lz sectors come from SYMLZ */
+  "OCC",        /* reference occupation per irrep (NECI, Molpro): the FCI space has every determinant */
+  "CLOSED",     /* closed-shell reference orbitals per irrep (NECI, Molpro): likewise */
+  "PROPBITLEN", /* width of NPROP's fields (NECI): NPROP itself is checked */
+};
+
+static PetscBool FCIKeyInList(const char *key, const char *const list[], PetscInt n)
 {
-  long      norb = -1, nelec = -1, ms2 = 0, isym = 1;
-  PetscInt  norbline = 0, orbsymline = 0, orbsym_first = -1, norbsym = 0;
-  PetscBool uhf = PETSC_FALSE;
+  for (PetscInt k = 0; k < n; k++)
+    if (FCIStrEqualNoCase(key, list[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Keys that are integer lists whose every value must lie in [lo, hi] for the file to mean what
+   gpumats solves: SYMLZ (all 0: no orbital carries Lz), NPROP (0 or 1: one k-point), FROZEN (<= 0:
+   nothing frozen).  Returns the index of the first value that is not an integer in [lo, hi], or -1. */
+static PetscInt FCIFirstValueOutside(const FCIToken *tok, PetscInt v0, PetscInt nv, long lo, long hi)
+{
+  for (PetscInt k = 0; k < nv; k++) {
+    long v;
+    if (!FCIParseInt(tok[v0 + k].s, &v) || v < lo || v > hi) return k;
+  }
+  return -1;
+}
+
+/* Interprets the header tokens; ignore[nignore]: extra keys the user accepts (-fcidump_ignore_keys). */
+static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken *tok, PetscInt ntok, PetscInt endline, char *const ignore[], PetscInt nignore, FCIIntegrals **ints)
+{
+  long        norb = -1, nelec = -1, ms2 = 0, isym = 1;
+  PetscInt    norbline = 0, orbsymline = 0, orbsym_first = -1, norbsym = 0, nseen = 0;
+  PetscBool   uhf = PETSC_FALSE;
+  const char *seen[64];
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < ntok;) {
     const char *key;
-    PetscInt    v0, nv;
+    PetscInt    v0, nv, kbad;
     if (tok[i].s == FCIEqualsToken) FCIFileError(comm, fname, tok[i].line, "'=' without a key in the &FCI header");
     if (i + 1 >= ntok || tok[i + 1].s != FCIEqualsToken) {
       /* a word that is not KEY=: the &FCI opener, else a stray value */
@@ -239,6 +270,8 @@ static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken 
     v0  = i + 2;
     for (nv = 0; v0 + nv < ntok && tok[v0 + nv].s != FCIEqualsToken && !(v0 + nv + 1 < ntok && tok[v0 + nv + 1].s == FCIEqualsToken); nv++) { }
     if (v0 + nv < ntok && tok[v0 + nv].s == FCIEqualsToken) FCIFileError(comm, fname, tok[v0 + nv].line, "'=' without a key in the &FCI header");
+    if (FCIKeyInList(key, seen, nseen)) FCIFileError(comm, fname, tok[i].line, "key %s appears twice in the &FCI header: which value is meant?", key);
+    if (nseen < (PetscInt)(sizeof(seen) / sizeof(seen[0]))) seen[nseen++] = key;
     if (FCIStrEqualNoCase(key, "NORB") || FCIStrEqualNoCase(key, "NELEC") || FCIStrEqualNoCase(key, "MS2") || FCIStrEqualNoCase(key, "ISYM") || FCIStrEqualNoCase(key, "IUHF")) {
       long v;
       if (nv != 1) FCIFileError(comm, fname, tok[i].line, "%s needs exactly one integer value, found %" PetscInt_FMT, key, nv);
@@ -248,16 +281,33 @@ static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken 
         norb     = v;
         norbline = tok[v0].line;
       } else if (FCIStrEqualNoCase(key, "NELEC")) {
-        if (v < 0) FCIFileError(comm, fname, tok[v0].line, "NELEC = %ld is negative", v);
+        if (v < 0 || v > 128) FCIFileError(comm, fname, tok[v0].line, "NELEC = %ld must be in 0..128 (two electrons in each of at most 64 orbitals)", v);
         nelec = v;
-      } else if (FCIStrEqualNoCase(key, "MS2")) ms2 = v;
-      else if (FCIStrEqualNoCase(key, "ISYM")) isym = v;
-      else if (v != 0) FCIFileError(comm, fname, tok[v0].line, "IUHF = %ld: unrestricted (spin-orbital) integrals are not supported", v);
-    } else if (FCIStrEqualNoCase(key, "UHF")) {
+      } else if (FCIStrEqualNoCase(key, "MS2")) {
+        if (v < -128 || v > 128) FCIFileError(comm, fname, tok[v0].line, "MS2 = %ld must be in -128..128", v);
+        ms2 = v;
+      } else if (FCIStrEqualNoCase(key, "ISYM")) {
+        if (v < 0 || v > 8) FCIFileError(comm, fname, tok[v0].line, "ISYM = %ld must be an irrep 1..8 (D2h and subgroups), or 0 for none given", v);
+        isym = v;
+      } else if (v != 0) FCIFileError(comm, fname, tok[v0].line, "IUHF = %ld: unrestricted (spin-orbital) integrals are not supported", v);
+    } else if (FCIStrEqualNoCase(key, "UHF") || FCIStrEqualNoCase(key, "TREL")) {
       PetscBool v;
-      if (nv != 1 || !FCIParseLogical(tok[v0].s, &v)) FCIFileError(comm, fname, tok[i].line, "UHF needs one logical value (.TRUE. or .FALSE.)");
-      uhf = v;
-      if (uhf) FCIFileError(comm, fname, tok[i].line, "UHF = %s: unrestricted (spin-orbital) integrals are not supported", tok[v0].s);
+      if (nv != 1 || !FCIParseLogical(tok[v0].s, &v)) FCIFileError(comm, fname, tok[i].line, "%s needs one logical value (.TRUE. or .FALSE.)", key);
+      if (FCIStrEqualNoCase(key, "UHF")) {
+        uhf = v;
+        if (uhf) FCIFileError(comm, fname, tok[i].line, "UHF = %s: unrestricted (spin-orbital) integrals are not supported", tok[v0].s);
+      } else if (v) FCIFileError(comm, fname, tok[i].line, "TREL = %s: relativistic (spinor) integrals are not supported: gpumats reads real spatial orbitals", tok[v0].s);
+    } else if (FCIStrEqualNoCase(key, "SYMLZ")) {
+      if ((kbad = FCIFirstValueOutside(tok, v0, nv, 0, 0)) >= 0)
+        FCIFileError(comm, fname, tok[v0 + kbad].line,
+                     "SYMLZ gives orbital %" PetscInt_FMT " the Lz label '%s': orbitals with Lz symmetry (complex orbitals of a linear molecule, HANDE/NECI style) are not supported. gpumats solves over every determinant of real orbitals without Lz sectors, so the states of all Lz values would mix (and such files' integrals can have only 4-fold symmetry). Write the integrals in real orbitals with point-group labels (ORBSYM, ISYM in D2h or a subgroup) and choose the state with -fci_sector",
+                     kbad + 1, tok[v0 + kbad].s);
+    } else if (FCIStrEqualNoCase(key, "NPROP")) {
+      if ((kbad = FCIFirstValueOutside(tok, v0, nv, 0, 1)) >= 0)
+        FCIFileError(comm, fname, tok[v0 + kbad].line, "NPROP = '%s': k-point symmetry (periodic systems, NECI style) is not supported; only NPROP of ones (the Gamma point) is", tok[v0 + kbad].s);
+    } else if (FCIStrEqualNoCase(key, "FROZEN")) {
+      if ((kbad = FCIFirstValueOutside(tok, v0, nv, LONG_MIN, 0)) >= 0)
+        FCIFileError(comm, fname, tok[v0 + kbad].line, "FROZEN = '%s' asks for frozen orbitals: gpumats correlates every orbital of the file; freeze them when the file is written (the core energy then includes them)", tok[v0 + kbad].s);
     } else if (FCIStrEqualNoCase(key, "ORBSYM")) {
       orbsym_first = v0;
       norbsym      = nv;
@@ -267,8 +317,14 @@ static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken 
         if (!FCIParseInt(tok[v0 + k].s, &v)) FCIFileError(comm, fname, tok[v0 + k].line, "ORBSYM value '%s' is not an integer", tok[v0 + k].s);
         if (v < 1 || v > 8) FCIFileError(comm, fname, tok[v0 + k].line, "ORBSYM value %ld outside 1..8 (D2h and subgroups)", v);
       }
+    } else if (FCIKeyInList(key, FCIHarmlessKeys, (PetscInt)(sizeof(FCIHarmlessKeys) / sizeof(FCIHarmlessKeys[0])))) {
+      PetscCall(PetscInfo(NULL, "FCIDUMP %s, line %" PetscInt_FMT ": key %s ignored (it does not change the Hamiltonian)\n", fname, tok[i].line, key));
+    } else if (FCIKeyInList(key, (const char *const *)ignore, nignore)) {
+      PetscCall(PetscInfo(NULL, "FCIDUMP %s, line %" PetscInt_FMT ": key %s ignored (-fcidump_ignore_keys)\n", fname, tok[i].line, key));
     } else {
-      PetscCall(PetscInfo(NULL, "FCIDUMP %s, line %" PetscInt_FMT ": key %s ignored\n", fname, tok[i].line, key));
+      FCIFileError(comm, fname, tok[i].line,
+                   "header key %s is unknown to gpumats and might change the problem (read: NORB NELEC MS2 ISYM ORBSYM UHF IUHF TREL SYMLZ NPROP FROZEN; ignored as harmless: SYML OCC CLOSED PROPBITLEN). If it does not change the Hamiltonian or the state wanted, accept it with -fcidump_ignore_keys %s",
+                   key, key);
     }
     i = v0 + nv;
   }
@@ -286,7 +342,7 @@ static PetscErrorCode FCIHeaderParse(MPI_Comm comm, const char *fname, FCIToken 
 }
 
 /* Parses the whole file content buf (modified in place). */
-static PetscErrorCode FCIDumpParse(MPI_Comm comm, const char *fname, char *buf, FCIIntegrals **ints)
+static PetscErrorCode FCIDumpParse(MPI_Comm comm, const char *fname, char *buf, char *const ignore[], PetscInt nignore, FCIIntegrals **ints)
 {
   FCIToken     *tok = NULL;
   PetscInt      ntok = 0, maxtok = 0, line = 0, endline = -1;
@@ -327,7 +383,7 @@ static PetscErrorCode FCIDumpParse(MPI_Comm comm, const char *fname, char *buf, 
     FCIFileError(comm, fname, line, "end of file inside the &FCI header (no closing '/' or '&END')");
   }
   {
-    PetscErrorCode ierr = FCIHeaderParse(comm, fname, tok, ntok, endline, ints);
+    PetscErrorCode ierr = FCIHeaderParse(comm, fname, tok, ntok, endline, ignore, nignore, ints);
     PetscCall(PetscFree(tok));
     PetscCall(ierr);
   }
@@ -391,47 +447,80 @@ static PetscErrorCode FCIDumpParse(MPI_Comm comm, const char *fname, char *buf, 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **ints)
+#define FCI_MAX_IGNORED_KEYS 32
+
+/* Checks and parses buf[0, len) (buf[len] writable): the header keys the user accepts come from
+   -fcidump_ignore_keys. */
+static PetscErrorCode FCIDumpParseBuffer(MPI_Comm comm, const char *fname, char *buf, size_t len, FCIIntegrals **ints)
 {
-  PetscMPIInt rank;
-  PetscInt64  len = -1;
-  char       *buf = NULL;
+  char          *ignore[FCI_MAX_IGNORED_KEYS];
+  PetscInt       nignore = FCI_MAX_IGNORED_KEYS;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
+  *ints    = NULL;
+  buf[len] = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (buf[i] == 0) {
+      PetscInt line = 1;
+      for (size_t k = 0; k < i; k++) line += buf[k] == '\n';
+      SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s, line %" PetscInt_FMT ": NUL byte: not a text file", fname, line);
+    }
+  }
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-fcidump_ignore_keys", ignore, &nignore, NULL));
+  ierr = FCIDumpParse(comm, fname, buf, ignore, nignore, ints);
+  for (PetscInt k = 0; k < nignore; k++) PetscCall(PetscFree(ignore[k]));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIDumpReadBytes(MPI_Comm comm, const char name[], const char bytes[], size_t len, FCIIntegrals **ints)
+{
+  char          *buf;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(len + 1, &buf));
+  if (len) PetscCall(PetscMemcpy(buf, bytes, len));
+  ierr = FCIDumpParseBuffer(comm, name, buf, len, ints);
+  PetscCall(PetscFree(buf));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **ints)
+{
+  PetscMPIInt    rank;
+  PetscInt64     len = -1;
+  char          *buf = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  *ints = NULL;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     FILE *f = fopen(filename, "rb");
     if (f) {
       if (fseek(f, 0, SEEK_END) == 0) {
         long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        if (n >= 0 && n < PETSC_MPI_INT_MAX && fseek(f, 0, SEEK_SET) == 0) {
           PetscCall(PetscMalloc1((size_t)n + 1, &buf));
           if (fread(buf, 1, (size_t)n, f) == (size_t)n) len = n;
           else PetscCall(PetscFree(buf));
-        }
+        } else if (n >= PETSC_MPI_INT_MAX) len = n; /* too large: said below, nothing read */
       }
       fclose(f);
     }
   }
   PetscCallMPI(MPI_Bcast(&len, 1, MPIU_INT64, 0, comm));
-  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: cannot open or read the file", filename);
-  PetscCheck(len < PETSC_MPI_INT_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s: file of %" PetscInt64_FMT " bytes is too large", filename, len);
+  if (len >= PETSC_MPI_INT_MAX) PetscCall(PetscFree(buf));
+  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: cannot open or read the file (missing, unreadable, or a directory?)", filename);
+  PetscCheck(len < PETSC_MPI_INT_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s: file of %" PetscInt64_FMT " bytes is too large (at most %d)", filename, len, PETSC_MPI_INT_MAX - 1);
   if (rank != 0) PetscCall(PetscMalloc1((size_t)len + 1, &buf));
   if (len > 0) PetscCallMPI(MPI_Bcast(buf, (PetscMPIInt)len, MPI_CHAR, 0, comm));
-  buf[len] = 0;
-  for (PetscInt64 i = 0; i < len; i++) {
-    if (buf[i] == 0) {
-      PetscInt line = 1;
-      for (PetscInt64 k = 0; k < i; k++) line += buf[k] == '\n';
-      PetscCall(PetscFree(buf));
-      SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s, line %" PetscInt_FMT ": NUL byte: not a text file", filename, line);
-    }
-  }
-  {
-    PetscErrorCode ierr = FCIDumpParse(comm, filename, buf, ints);
-    PetscCall(PetscFree(buf));
-    PetscCall(ierr);
-  }
+  ierr = FCIDumpParseBuffer(comm, filename, buf, (size_t)len, ints);
+  PetscCall(PetscFree(buf));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

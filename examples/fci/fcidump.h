@@ -18,7 +18,7 @@ typedef struct {
   PetscInt   norb;   /* spatial orbitals, 1..64 */
   PetscInt   nelec;  /* electrons */
   PetscInt   ms2;    /* 2*S_z = n_alpha - n_beta */
-  PetscInt   isym;   /* irrep of the wanted state, 1..8 (FCIDUMP ISYM; 1 if absent) */
+  PetscInt   isym;   /* irrep of the wanted state, 1..8 (FCIDUMP ISYM; 1 if absent; 0 where the file says 0: -fci_sector isym refuses it) */
   PetscInt  *orbsym; /* irrep of each orbital, 1..8 (FCIDUMP ORBSYM; all 1 if absent) */
   PetscReal  ecore;  /* constant: nuclear repulsion + frozen core */
   PetscReal *h;      /* norb x norb */
@@ -43,9 +43,19 @@ PetscErrorCode FCIIntegralsView(const FCIIntegrals *ints, PetscViewer viewer);
    parses the same bytes, so every rank returns the same integrals or the same
    error.  Header: a Fortran namelist '&FCI ... /' or '&FCI ... &END' read as
    free-form 'KEY=value[,value...]' tokens, any line breaks and commas
-   (Molpro, CheMPS2, psi4, PySCF, HANDE styles); NORB and NELEC required, MS2
-   (0), ISYM (1), ORBSYM (all 1) optional, UHF/IUHF must be false, other keys
-   ignored.  Body: lines 'value i j k l' (Fortran D exponents accepted):
+   (Molpro, CheMPS2, psi4, PySCF, HANDE, NECI styles).  Keys:
+     NORB (1..64), NELEC        required
+     MS2 (0), ISYM (1), ORBSYM  (all 1) optional
+     UHF, IUHF, TREL            must be false: spin-orbital and relativistic
+                                integrals are refused
+     SYMLZ, NPROP, FROZEN       refused unless trivial (all 0, all <= 1,
+                                all <= 0): Lz sectors, k-points and frozen
+                                orbitals change the problem
+     SYML, OCC, CLOSED,         harmless labels, ignored (-info says so)
+     PROPBITLEN
+   any other key is an error unless the option -fcidump_ignore_keys K1,K2,...
+   names it, and so is a key given twice.  Body: lines 'value i j k l'
+   (Fortran D exponents accepted):
      i j k l > 0     (ij|kl), any of the 8 equivalent orders
      i j > 0, k=l=0  h_ij
      i > 0, j=k=l=0  orbital energy, ignored
@@ -53,6 +63,9 @@ PetscErrorCode FCIIntegralsView(const FCIIntegrals *ints, PetscViewer viewer);
    Any malformed input is an error of class PETSC_ERR_FILE_UNEXPECTED (or
    PETSC_ERR_FILE_OPEN) whose message starts with 'FCIDUMP <file>, line <n>:'. */
 PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **ints);
+/* The same from len bytes in memory (every rank passes the same bytes; no NUL needed at the end);
+   name stands for the file in messages.  For tests and fuzzing. */
+PetscErrorCode FCIDumpReadBytes(MPI_Comm comm, const char name[], const char bytes[], size_t len, FCIIntegrals **ints);
 
 /* Hubbard model on an nx x ny lattice (ny = 1: a chain), site s = x + nx*y:
    h_ij = -t for each nearest-neighbour bond, (ii|ii) = U, nup/ndown

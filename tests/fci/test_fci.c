@@ -781,11 +781,12 @@ static PetscErrorCode TestHeaders(TestCtx *ctx)
     " &FCI NORB=  2,NELEC= 2,MS2= 0,\n  ORBSYM=1,2,\n  ISYM=2,\n /\n",                      /* Molpro / CheMPS2 */
     "&FCI\nNORB=2,\nNELEC=2,\nMS2=0,\nUHF=.FALSE.,\nORBSYM=1,\n2,\nISYM=2,\n&END\n",          /* psi4, ORBSYM over two lines */
     " &FCI NORB= 2,NELEC= 2,MS2=  0\n  ORBSYM=1,2,\n  ISYM=2 UHF=.FALSE.\n &END\n",          /* HANDE */
-    "&fci norb=2 , nelec = 2, ms2=0, orbsym=1,2, isym=2, iuhf=0, tref=1.0 /\n",              /* one line, lower case, unknown key */
+    "&fci norb=2 , nelec = 2, ms2=0, orbsym=1,2, isym=2, iuhf=0, occ=1,0, closed=1,0 /\n",  /* one line, lower case, harmless keys */
+    " &FCI NORB=2,NELEC=2,MS2=0,\n ORBSYM=1,2,\n ISYM=2,\n UHF=.FALSE.,\n TREL=.FALSE.,\n SYML=0,1,\n SYMLZ=0,0,\n PROPBITLEN=15,\n NPROP=1,1,1,\n FROZEN=0,-1\n /\n", /* NECI: trivial Lz, k-points, frozen */
     "$FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2,ISYM=2 $END\n"                                     /* $ namelist */
   };
   const int nh = (int)(sizeof(headers) / sizeof(headers[0]));
-  char      paths[2 * 8][PETSC_MAX_PATH_LEN];
+  char      paths[2 * 8 + 1][PETSC_MAX_PATH_LEN];
   TempDir   td;
   FCIIntegrals *ref = NULL;
 
@@ -819,8 +820,27 @@ static PetscErrorCode TestHeaders(TestCtx *ctx)
     }
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %d header styles x 2 integral orders read identically\n", nh));
+  {
+    /* an unknown key is an error (badinput) unless -fcidump_ignore_keys names it */
+    char         *text;
+    size_t        len = strlen(body_a) + 128;
+    FCIIntegrals *ints;
+    PetscBool     same;
+    PetscCall(PetscMalloc1(len, &text));
+    PetscCall(PetscSNPrintf(text, len, " &FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2,ISYM=2,TREF=1.0,MYKEY=3,4 /\n%s", body_a));
+    PetscCall(TempDirWrite(&td, "ignored_keys.FCIDUMP", text, paths[2 * nh]));
+    PetscCall(PetscFree(text));
+    PetscCall(PetscOptionsSetValue(NULL, "-fcidump_ignore_keys", "tref,MyKey"));
+    PetscCall(FCIDumpRead(PETSC_COMM_WORLD, paths[2 * nh], &ints));
+    PetscCall(PetscOptionsClearValue(NULL, "-fcidump_ignore_keys"));
+    same = (PetscBool)(ints->ecore == ref->ecore && ints->isym == 2 && ints->orbsym[1] == 2);
+    for (int i = 0; i < 16; i++) same = (PetscBool)(same && ints->eri[i] == ref->eri[i]);
+    CHECK(ctx, same, "header with keys accepted by -fcidump_ignore_keys: integrals differ from the first file");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  unknown keys TREF, MYKEY accepted with -fcidump_ignore_keys tref,MyKey\n"));
+    PetscCall(FCIIntegralsDestroy(&ints));
+  }
   PetscCall(FCIIntegralsDestroy(&ref));
-  PetscCall(TempDirDestroy(&td, 2 * nh, paths));
+  PetscCall(TempDirDestroy(&td, 2 * nh + 1, paths));
   PetscFunctionReturn(0);
 }
 
@@ -854,12 +874,24 @@ static PetscErrorCode TestBadInput(TestCtx *ctx)
     {"uhf",          " &FCI NORB=2,NELEC=2,MS2=0,\n  UHF=.TRUE.\n /\n", "", 2, "not supported"},
     {"stray",        " &FCI NORB=2,NELEC=2,MS2=0, 17 /\n", "", 1, "exactly one integer"},
     {"stray_word",   " &FCI junk NORB=2,NELEC=2 /\n", "", 1, "unexpected 'junk'"},
+    {"unknown_key",  " &FCI NORB=2,NELEC=2,MS2=0,\n  TREF=1.0\n /\n", "", 2, "-fcidump_ignore_keys TREF"},
+    {"symlz",        " &FCI NORB=2,NELEC=2,MS2=0,\n  SYML=1,1,\n  SYMLZ=1,-1\n /\n", "", 3, "Lz label '1'"},
+    {"symlz_neg",    " &FCI NORB=2,NELEC=2,SYMLZ=0,\n -1 /\n", "", 2, "orbital 2 the Lz label '-1'"},
+    {"trel",         " &FCI NORB=2,NELEC=2,TREL=.TRUE. /\n", "", 1, "relativistic"},
+    {"nprop",        " &FCI NORB=2,NELEC=2,NPROP=2,1,1 /\n", "", 1, "k-point"},
+    {"frozen",       " &FCI NORB=2,NELEC=2,FROZEN=1,0 /\n", "", 1, "frozen orbitals"},
+    {"twice",        " &FCI NORB=2,NELEC=2,\n norb=3 /\n", "", 2, "appears twice"},
+    {"isym_range",   " &FCI NORB=2,NELEC=2,ISYM=9 /\n", "", 1, "ISYM = 9"},
+    {"ms2_huge",     " &FCI NORB=2,NELEC=2,MS2=9223372036854775807 /\n", "", 1, "MS2 = 9223372036854775807"},
+    {"nelec_huge",   " &FCI NORB=2,NELEC=9223372036854775807,MS2=-9223372036854775807 /\n", "", 1, "NELEC = 9223372036854775807"},
+    {"norb_range",   " &FCI NORB=99999999999999999999,NELEC=2 /\n", "", 1, "not an integer"},
   };
   const int ncase = (int)(sizeof(cases) / sizeof(cases[0]));
-  char      paths[32][PETSC_MAX_PATH_LEN];
+  char      paths[64][PETSC_MAX_PATH_LEN];
   TempDir   td;
 
   PetscFunctionBeginUser;
+  PetscCheck(ncase < 64, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d cases: make paths[] larger", ncase);
   PetscCall(TempDirCreate(&td));
   for (int k = 0; k <= ncase; k++) {
     char           text[512], expect_line[64], *spec = NULL;
