@@ -9,7 +9,8 @@
    structured sparse with 5 and 40 random offsets, n = 1, 7, 100, 1000), C poisoned with
    NaN first.  The SpMM C = A B (+ C) against k SpMVs of the host for k = 0, 1, 3, 8, 9,
    17 with padded leading dimensions, on HM (square, rectangular, no rows, no columns) and
-   CDM matrices.  Prints "skipped" and exits 0 without a usable device; exits 1 when a
+   CDM matrices.  -banded_n <140000>: rows of the banded-kernel products (at least 32768 for
+   the kernel to be taken: 1024 blocks of 32 rows; smaller for racecheck's sake).  Prints "skipped" and exits 0 without a usable device; exits 1 when a
    check fails. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -295,9 +296,10 @@ int main(int argc, char **argv)
   PetscBool   avail;
   const char *why;
   int         failures = 0;
-  PetscInt    off[700], noff;
+  PetscInt    off[700], noff, banded_n = 140000;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-banded_n", &banded_n, NULL));
   PetscCall(GpuMatsCUDAInitialize(&avail, &why));
   if (!avail) {
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "diag_device: skipped (no CUDA device: %s)\n", why));
@@ -346,8 +348,8 @@ int main(int argc, char **argv)
 
       noff = 0;
       for (PetscInt d = lo[b]; d <= hi[b]; d++) off[noff++] = d;
-      snprintf(what, sizeof(what), "banded %d..%d, n 140000", (int)lo[b], (int)hi[b]);
-      PetscCall(CheckProduct(DIAG_SCHEME_CDM, 140000, 140000, 140000, noff, off, noff, off, b == 3 ? 0.9 : 1.0, what, &failures));
+      snprintf(what, sizeof(what), "banded %d..%d, n %d", (int)lo[b], (int)hi[b], (int)banded_n);
+      PetscCall(CheckProduct(DIAG_SCHEME_CDM, banded_n, banded_n, banded_n, noff, off, noff, off, b == 3 ? 0.9 : 1.0, what, &failures));
     }
   }
   { /* the SpMM: square and rectangular HM, CDM, empty, one row, more diagonals than a tile */
