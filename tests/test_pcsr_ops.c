@@ -331,10 +331,10 @@ static PetscErrorCode DuplicateConvertInfoChecks(TestCtx *t)
   PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_VECTOR, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 650 per row of similar lengths should be vector");
   stats.nnz = 8000, stats.mean_row_len = 8, stats.max_row_len = 3000;
   PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: one row of 3000 among rows of 8 should be adaptive");
-  stats.nnz = (PetscInt64)1 << 31;
-  PetscCheck(!PCSRFitsDeviceIndices(&stats), PETSC_COMM_SELF, PETSC_ERR_PLIB, "2^31 nonzeros cannot fit 32-bit device indices");
-  stats.nnz = ((PetscInt64)1 << 31) - 1;
-  PetscCheck(PCSRFitsDeviceIndices(&stats), PETSC_COMM_SELF, PETSC_ERR_PLIB, "2^31-1 nonzeros fit 32-bit device indices");
+  stats.nnz = PCSR_MAX_DEVICE_NNZ + 1;
+  PetscCheck(!PCSRFitsDeviceIndices(&stats), PETSC_COMM_SELF, PETSC_ERR_PLIB, "2^31 - 2^20 + 1 nonzeros cannot fit the device copy");
+  stats.nnz = PCSR_MAX_DEVICE_NNZ;
+  PetscCheck(PCSRFitsDeviceIndices(&stats), PETSC_COMM_SELF, PETSC_ERR_PLIB, "2^31 - 2^20 nonzeros fit the device copy (tests/test_sizes.c has the rest)");
   PetscFunctionReturn(0);
 }
 

@@ -71,12 +71,19 @@ PetscErrorCode DiagDeviceProductCreate(const DiagFormat *A, const DiagFormat *B,
 {
   DiagDeviceProduct p;
   int              *ps, *pa, *pb, npairs = 0;
+  PetscInt64        npairs64 = 0;
   PetscErrorCode    ierr = 0;
   char              what[128];
 
   PetscFunctionBegin;
   *prod = NULL;
   PetscCheck(A->scheme == B->scheme && B->scheme == C->scheme && A->ncols == B->nrows && C->nrows == A->nrows && C->ncols == B->ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "DIAG product: C (%" PetscInt_FMT " x %" PetscInt_FMT ") = A (%" PetscInt_FMT " x %" PetscInt_FMT ") B (%" PetscInt_FMT " x %" PetscInt_FMT ") of one scheme", C->nrows, C->ncols, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCheck(DiagFitsDeviceIndices(A->nrows, A->ncols) && DiagFitsDeviceIndices(B->nrows, B->ncols) && DiagFitsDeviceIndices(C->nrows, C->ncols), PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product C (%" PetscInt_FMT " x %" PetscInt_FMT ") = A (%" PetscInt_FMT " x %" PetscInt_FMT ") B (%" PetscInt_FMT " x %" PetscInt_FMT "): rows + columns of each must be at most %lld for the int32 device indices; use more MPI processes", C->nrows, C->ncols, A->nrows, A->ncols, B->nrows, B->ncols, (long long)DIAG_MAX_DEVICE_ROWS_PLUS_COLS);
+  /* the pairs of diagonals meeting on C are listed with int indices: count them first */
+  for (PetscInt s = 0; s < A->ndiag; s++)
+    for (PetscInt t = 0; t < B->ndiag; t++)
+      if (DiagFind(C, A->scheme == DIAG_SCHEME_HM ? A->offset[s] + B->offset[t] : (A->offset[s] + B->offset[t]) % B->ncols) >= 0) npairs64++;
+  PetscCheck(npairs64 <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product of %" PetscInt_FMT " by %" PetscInt_FMT " diagonals: %" PetscInt64_FMT " pairs of diagonals meet on C's %" PetscInt_FMT ", more than the 2^31-1 the device lists hold; use more MPI processes, or -mat_gpumats_backend host", A->ndiag, B->ndiag, npairs64, C->ndiag);
   PetscCall(PetscNew(&p));
   p->scheme  = A->scheme;
   p->nrows   = (int)A->nrows;
@@ -194,7 +201,7 @@ PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct p, DiagDevice A, 
   PetscFunctionBegin;
   if (!p->ndiag_c || !p->max_len) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
-  PetscCheck(p->ndiag_c <= 65535, PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product with %d diagonals in C: at most 65535", p->ndiag_c);
+  PetscCheck(p->ndiag_c <= 65535, PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product with %d diagonals in C: this kernel takes at most 65535 (a grid row per diagonal); use -mat_diag_product paper (no such limit), or more MPI processes", p->ndiag_c);
   grid = dim3((unsigned)((p->max_len + DIAG_PRODUCT_THREADS - 1) / DIAG_PRODUCT_THREADS), (unsigned)p->ndiag_c);
   if (p->scheme == DIAG_SCHEME_HM) DiagProductKernel<true><<<grid, DIAG_PRODUCT_THREADS, 0, (cudaStream_t)s>>>(p->nrows, p->inner, p->ncols, p->pair_start, p->pair_a, p->pair_b, a, b, c);
   else DiagProductKernel<false><<<grid, DIAG_PRODUCT_THREADS, 0, (cudaStream_t)s>>>(p->nrows, p->inner, p->ncols, p->pair_start, p->pair_a, p->pair_b, a, b, c);

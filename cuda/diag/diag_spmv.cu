@@ -72,7 +72,8 @@ __global__ void __launch_bounds__(DIAG_THREADS) DiagSpMV(int nrows, int ncols, i
 static PetscErrorCode DiagDeviceCheck(const DiagFormat *fmt)
 {
   PetscFunctionBegin;
-  PetscCheck(fmt->nrows >= 0 && fmt->ncols >= 0 && fmt->nrows < INT32_MAX && fmt->ncols < INT32_MAX && fmt->ndiag >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DIAG device copy of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " diagonals: sizes must be below 2^31", fmt->nrows, fmt->ncols, fmt->ndiag);
+  /* the kernels form i + d, r - d, (i + k) mod n and the grid size in int */
+  PetscCheck(fmt->ndiag >= 0 && DiagFitsDeviceIndices(fmt->nrows, fmt->ncols), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DIAG device copy of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " diagonals: sizes must be >= 0 and rows + columns at most %lld for the int32 device indices; use more MPI processes", fmt->nrows, fmt->ncols, fmt->ndiag, (long long)DIAG_MAX_DEVICE_ROWS_PLUS_COLS);
   PetscFunctionReturn(0);
 }
 
@@ -151,7 +152,7 @@ PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, const PetscSc
   if (!ny) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
   stream = (cudaStream_t)s;
-  grid   = (unsigned)((ny + DIAG_THREADS - 1) / DIAG_THREADS);
+  grid   = (unsigned)(((size_t)ny + DIAG_THREADS - 1) / DIAG_THREADS);
   if (dev->scheme == DIAG_SCHEME_HM) {
     if (transpose) DiagSpMV<true, true><<<grid, DIAG_THREADS, 0, stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, dev->val, x, y0, y);
     else DiagSpMV<true, false><<<grid, DIAG_THREADS, 0, stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, dev->val, x, y0, y);

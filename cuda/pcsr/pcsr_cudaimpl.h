@@ -14,7 +14,8 @@
 #define PCSR_ADAPTIVE_LONG_CHUNK  16384 /* nonzeros per thread block of a long row: 64 per thread */
 
 /* Nonzeros at most 2^31 - 2^20: the kernels step int32 offsets past the end of a row
-   by up to a few thousand without overflowing. */
+   by up to a few thousand without overflowing.  The host check (PCSRFitsDeviceIndices,
+   src/pcsr/pcsr_format.h) uses the same limit, PCSR_MAX_DEVICE_NNZ. */
 #define PCSR_MAX_NNZ ((int32_t)(INT32_MAX - (1 << 20)))
 
 /* A CSR matrix on the device as the SpMV kernels read it: the matrix itself, or

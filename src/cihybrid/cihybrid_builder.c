@@ -20,7 +20,8 @@ const char *CIHybridStatusString(CIHybridStatus s)
   return "unknown status";
 }
 
-static PetscInt RoundUp(PetscInt w, PetscInt a)
+/* in 64 bits: a row of nearly 2^31 entries must not wrap (the slot check reports it) */
+static PetscInt64 RoundUp(PetscInt64 w, PetscInt64 a)
 {
   return ((w + a - 1) / a) * a;
 }
@@ -70,7 +71,7 @@ static void *AllocArray(size_t count, size_t size)
 
 CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
 {
-  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, csr = 0, slots;
+  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, csr = 0, slots, pitch;
   PetscInt   i;
 
   memset(fmt, 0, sizeof(*fmt));
@@ -103,12 +104,13 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
     fmt->csr_start[i + 1] = (int32_t)(csr <= INT_MAX ? csr : 0); /* an overflow is reported below */
   }
   fmt->width       = (PetscInt)width;
-  fmt->pitch       = RoundUp(fmt->width, fmt->width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
+  pitch            = RoundUp(width, width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
+  fmt->pitch       = (PetscInt)PetscMin(pitch, (PetscInt64)PETSC_MAX_INT);
   fmt->nnz_ell     = nnz_ell;
   fmt->nnz_csr     = csr;
   fmt->max_row_len = maxlen;
   fmt->padding     = (PetscInt64)nrows * fmt->width - nnz_ell;
-  slots            = (PetscInt64)nrows * fmt->pitch;
+  slots            = nrows ? (PetscInt64)nrows * pitch : 0;
   /* before any allocation of the arrays: an absurd boundary must not try to allocate */
   if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) {
     FreeEveryArray(fmt);

@@ -56,6 +56,8 @@ static PetscErrorCode MPIShadowProductSetUpGhosts(Mat A, Mat B, MPIShadowProduct
   PetscCall(MatDenseGetLocalMatrix(B, &Blocal));
   PetscCall(PetscLayoutGetRanges(A->cmap, &range));
   nghost = Ao->cmap->n;
+  /* the ghost rows x k columns, and B's local rows x k, are PetscInt-indexed leaves and roots */
+  PetscCheck((PetscInt64)nghost * k <= PETSC_MAX_INT && (PetscInt64)A->cmap->n * k <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "A B with %" PetscInt_FMT " columns of B: the %" PetscInt_FMT " ghost rows (and %" PetscInt_FMT " local rows) of B on this process times the columns exceed the largest PetscInt, %" PetscInt_FMT ": use more MPI processes or multiply fewer columns at a time", k, nghost, A->cmap->n, PETSC_MAX_INT);
   PetscCall(PetscMalloc1(nghost * k, &remote));
   for (r = 0; r < nghost; r++) {
     PetscMPIInt owner;

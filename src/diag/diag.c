@@ -10,7 +10,17 @@ PetscErrorCode DiagCheckStatus(DiagStatus st, Mat A, const char *what)
 {
   PetscFunctionBegin;
   PetscCheck(st != DIAG_ERR_MEMORY, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s of a %" PetscInt_FMT " x %" PetscInt_FMT " diag matrix: out of host memory", what, A->rmap->n, A->cmap->n);
+  PetscCheck(st != DIAG_ERR_TOO_LARGE, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s of a %" PetscInt_FMT " x %" PetscInt_FMT " diag matrix: its rows + columns on this process (or those of an operand or of the product) exceed the largest PetscInt, %" PetscInt_FMT ": use more MPI processes", what, A->rmap->n, A->cmap->n, PETSC_MAX_INT);
   PetscCheck(st == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s of a %" PetscInt_FMT " x %" PetscInt_FMT " diag matrix: %s", what, A->rmap->n, A->cmap->n, DiagStatusString(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DiagCheckDeviceSize(const DiagFormat *f)
+{
+  PetscFunctionBegin;
+  PetscCheck(DiagFitsDeviceIndices(f->nrows, f->ncols), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: the device copy of a %" PetscInt_FMT " x %" PetscInt_FMT " block (%" PetscInt_FMT " diagonals) on this process needs rows + columns <= %" PetscInt64_FMT " for its 32-bit indices (a square block: at most %" PetscInt64_FMT " rows): use more MPI processes (one GPU each), or -mat_gpumats_backend host",
+             f->nrows, f->ncols, f->ndiag, (PetscInt64)DIAG_MAX_DEVICE_ROWS_PLUS_COLS, (PetscInt64)DIAG_MAX_DEVICE_ROWS_PLUS_COLS / 2);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -39,6 +49,7 @@ PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat A)
   if (d->dev && d->values_at != DIAG_VALUES_HOST) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
   if (!d->dev) {
+    PetscCall(DiagCheckDeviceSize(&d->fmt));
     PetscCall(DiagDeviceCreate(&d->fmt, &d->dev));
     PetscCall(PetscInfo(A, "DIAG copied to the device: %" PetscInt_FMT " diagonals, %.1f MB of values\n", d->fmt.ndiag, (double)d->fmt.start[d->fmt.ndiag] * sizeof(PetscScalar) / 1048576.0));
   } else PetscCall(DiagDeviceCopyValues(d->dev, &d->fmt));
@@ -133,6 +144,11 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 
   PetscFunctionBegin;
   PetscCall(MatDiagSyncHost_SeqDiag(A));
+  {
+    const PetscInt64 entries = DiagPatternSize(f);
+
+    PetscCheck(entries <= (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the AIJ copy of this %" PetscInt_FMT " x %" PetscInt_FMT " block would hold %" PetscInt64_FMT " entries, more than PetscInt indexes (%" PetscInt_FMT "): use more MPI processes, or a PETSc configured --with-64-bit-indices", A->rmap->n, A->cmap->n, entries, PETSC_MAX_INT);
+  }
   PetscCall(PetscCalloc1(A->rmap->n + 1, &ai));
   for (PetscInt t = 0; t < f->ndiag; t++)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {

@@ -16,8 +16,23 @@ const char *DiagStatusString(DiagStatus s)
     return "the nonzeros spread over too many diagonals";
   case DIAG_ERR_INCOMPATIBLE:
     return "incompatible operands";
+  case DIAG_ERR_TOO_LARGE:
+    return "rows + columns exceed the largest PetscInt (use more MPI processes)";
   }
   return "unknown status";
+}
+
+PetscBool DiagFitsDeviceIndices(PetscInt m, PetscInt n)
+{
+  return m >= 0 && n >= 0 && (PetscInt64)m + n <= DIAG_MAX_DEVICE_ROWS_PLUS_COLS ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The offsets of an m x n matrix are indexed d + m - 1 in [0, m + n - 1) (HM), and a CDM
+   offset k + i < 2n is formed: both need m + n to fit PetscInt.  Checked before any
+   allocation. */
+static int DiagSizesFit(PetscInt m, PetscInt n)
+{
+  return (PetscInt64)m + (PetscInt64)n <= (PetscInt64)PETSC_MAX_INT;
 }
 
 PetscInt DiagHMFirstRow(PetscInt d)
@@ -57,7 +72,7 @@ static int DiagCompareAscending(const void *a, const void *b)
    the slot of row i within that diagonal. */
 static PetscInt DiagOffsetOf(DiagScheme scheme, PetscInt n, PetscInt i, PetscInt j)
 {
-  return scheme == DIAG_SCHEME_HM ? j - i : (j - i + n) % n;
+  return scheme == DIAG_SCHEME_HM ? j - i : (PetscInt)(((PetscInt64)j - i + n) % n);
 }
 
 static PetscInt64 DiagSlotOf(DiagScheme scheme, PetscInt i, PetscInt offset)
@@ -155,6 +170,7 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
   memset(fmt, 0, sizeof(*fmt));
   if (stored) *stored = 0;
   if (m < 0 || n < 0 || (scheme == DIAG_SCHEME_CDM && m != n)) return DIAG_ERR_ARGUMENT;
+  if (!DiagSizesFit(m, n)) return DIAG_ERR_TOO_LARGE; /* before range is used or ai read */
   present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
   if (!present) return DIAG_ERR_MEMORY;
   for (PetscInt i = 0; i < m; i++) {
@@ -192,10 +208,13 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
 
 DiagStatus DiagChooseScheme(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm)
 {
-  unsigned char *present = (unsigned char *)calloc((size_t)PetscMax(m + n, 1), 1);
+  unsigned char *present;
 
   *scheme = DIAG_SCHEME_HM;
   *hm = 0, *cdm = -1;
+  if (m < 0 || n < 0) return DIAG_ERR_ARGUMENT;
+  if (!DiagSizesFit(m, n)) return DIAG_ERR_TOO_LARGE;
+  present = (unsigned char *)calloc((size_t)PetscMax(m + n, 1), 1);
   if (!present) return DIAG_ERR_MEMORY;
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt p = ai[i]; p < ai[i + 1]; p++)
@@ -252,6 +271,7 @@ DiagStatus DiagFormatTranspose(const DiagFormat *A, DiagFormat *At)
   DiagStatus     st;
 
   memset(At, 0, sizeof(*At));
+  if (!DiagSizesFit(A->nrows, A->ncols)) return DIAG_ERR_TOO_LARGE;
   present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
   if (!present) return DIAG_ERR_MEMORY;
   for (PetscInt t = 0; t < A->ndiag; t++) {
@@ -285,6 +305,7 @@ DiagStatus DiagFormatWithDiagonals(const DiagFormat *A, PetscInt nextra, const P
   DiagStatus     st;
 
   memset(out, 0, sizeof(*out));
+  if (!DiagSizesFit(m, n)) return DIAG_ERR_TOO_LARGE;
   present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
   if (!present) return DIAG_ERR_MEMORY;
   for (PetscInt t = 0; t < A->ndiag; t++) present[A->scheme == DIAG_SCHEME_HM ? A->offset[t] + m - 1 : A->offset[t]] |= A->part ? A->part[t] : 1;
@@ -388,9 +409,11 @@ DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFor
 
   memset(C, 0, sizeof(*C));
   if (A->scheme != B->scheme || A->ncols != B->nrows) return DIAG_ERR_INCOMPATIBLE;
+  /* C's offsets, and dA + dB of the operands' (each within (-(rows), cols)), in PetscInt */
+  if (!DiagSizesFit(m, n) || !DiagSizesFit(A->nrows, A->ncols) || !DiagSizesFit(B->nrows, B->ncols)) return DIAG_ERR_TOO_LARGE;
   present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
-  da      = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)(2 * A->ndiag + 1));
-  db      = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)(2 * B->ndiag + 1));
+  da      = (PetscInt *)malloc(sizeof(PetscInt) * (2 * (size_t)A->ndiag + 1));
+  db      = (PetscInt *)malloc(sizeof(PetscInt) * (2 * (size_t)B->ndiag + 1));
   if (!present || !da || !db) {
     free(present), free(da), free(db);
     return DIAG_ERR_MEMORY;
@@ -439,7 +462,7 @@ void DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat
         const PetscInt n = A->nrows, tc = DiagFind(C, (da + db) % n);
 
         if (tc < 0) continue; /* only padding meets there */
-        for (PetscInt i = 0; i < n; i++) C->val[C->start[tc] + i] += av[i] * bv[(i + da) % n];
+        for (PetscInt i = 0; i < n; i++) C->val[C->start[tc] + i] += av[i] * bv[i >= n - da ? i - (n - da) : i + da]; /* (i + da) mod n without i + da */
       }
     }
   }

@@ -40,8 +40,16 @@ typedef enum {
   DIAG_ERR_MEMORY,      /* host malloc failed */
   DIAG_ERR_ARGUMENT,    /* negative sizes, a column out of range, CDM of a rectangular matrix */
   DIAG_ERR_TOO_SPREAD,  /* the stored values would exceed the allowed multiple of the nonzeros */
-  DIAG_ERR_INCOMPATIBLE /* a product of matrices whose sizes or schemes do not match */
+  DIAG_ERR_INCOMPATIBLE, /* a product of matrices whose sizes or schemes do not match */
+  DIAG_ERR_TOO_LARGE     /* rows + columns do not fit PetscInt (the offsets d + m - 1 are indices) */
 } DiagStatus;
+
+/* The device copy indexes rows, columns and offsets with int32 and computes i + d and
+   grid sizes in int: rows + columns of a matrix (of each operand and of C in a product)
+   must stay within DIAG_MAX_DEVICE_ROWS_PLUS_COLS, 2^31 - 1 less a margin for the last
+   thread block (a square matrix: n <= 1073741311 per process).  The value starts are
+   64-bit: the stored values (diagonals x length) have no 32-bit limit. */
+#define DIAG_MAX_DEVICE_ROWS_PLUS_COLS ((PetscInt64)2147483647 - 1024)
 
 #define DIAG_PART_UPPER 1
 #define DIAG_PART_LOWER 2
@@ -58,6 +66,12 @@ typedef struct {
 } DiagFormat;
 
 const char *DiagStatusString(DiagStatus);
+
+/* Do an m x n matrix's sizes fit the device copy (see DIAG_MAX_DEVICE_ROWS_PLUS_COLS)? */
+PetscBool DiagFitsDeviceIndices(PetscInt m, PetscInt n);
+/* The same as a PETSc error (PETSC_ERR_SUP) giving the sizes and saying to use more MPI
+   processes; in the PETSc glue (diag.c), not in this plain-C part. */
+PetscErrorCode DiagCheckDeviceSize(const DiagFormat *fmt);
 
 /* Entries of diagonal d (HM) of an m x n matrix, and the row of its first entry. */
 PetscInt64 DiagHMLength(PetscInt m, PetscInt n, PetscInt d);

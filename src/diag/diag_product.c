@@ -65,6 +65,10 @@ static PetscErrorCode MatProductNumeric_SeqDiag_SeqDiag(Mat C)
     DiagDevice left, right;
 
     /* a transposed operand goes up from the host, where its values were refreshed above */
+    /* before any device allocation: every operand and C must fit the 32-bit device indices */
+    PetscCall(DiagCheckDeviceSize(pd->transpose_left ? &pd->left_t : &da->fmt));
+    PetscCall(DiagCheckDeviceSize(pd->transpose_right ? &pd->right_t : &db->fmt));
+    PetscCall(DiagCheckDeviceSize(&dc->fmt));
     if (pd->transpose_left && !pd->left_t_dev) PetscCall(DiagDeviceCreate(&pd->left_t, &pd->left_t_dev));
     else if (pd->transpose_left) PetscCall(DiagDeviceCopyValues(pd->left_t_dev, &pd->left_t));
     else PetscCall(MatDiagSyncDevice_SeqDiag(A));

@@ -86,10 +86,10 @@ void PCSRSpMMHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const 
 
       for (PetscInt p = ai[i]; p < ai[i + 1]; p++) {
         const PetscScalar a   = aa[p];
-        const PetscInt    col = aj[p];
+        const size_t      col = (size_t)aj[p]; /* col + ldb may pass 2^31 */
 
         s[0] += a * b[col];
-        if (nt > 1) s[1] += a * b[col + ldb];
+        if (nt > 1) s[1] += a * b[col + (size_t)ldb];
         if (nt > 2) s[2] += a * b[col + 2 * (size_t)ldb];
         if (nt > 3) s[3] += a * b[col + 3 * (size_t)ldb];
       }
@@ -102,5 +102,5 @@ PetscBool PCSRFitsDeviceIndices(const PCSRRowStats *s)
 {
   const PetscInt64 max = 2147483647;
 
-  return (PetscInt64)s->nrows < max && (PetscInt64)s->ncols < max && s->nnz <= max ? PETSC_TRUE : PETSC_FALSE;
+  return (PetscInt64)s->nrows < max && (PetscInt64)s->ncols < max && s->nnz >= 0 && s->nnz <= PCSR_MAX_DEVICE_NNZ ? PETSC_TRUE : PETSC_FALSE;
 }

@@ -31,6 +31,20 @@ static PetscErrorCode PCSRNewStructure(Mat A, Mat_SeqAIJPCSR *p, const PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Refuse, before any device allocation, a block whose sizes do not fit the device copy's
+   32-bit indices (the limits of PCSRFitsDeviceIndices), saying how many processes would. */
+PetscErrorCode PCSRCheckDeviceSize(const PCSRRowStats *s)
+{
+  const PetscInt64 max = 2147483646; /* rows and columns per process */
+  PetscInt64       ranks;
+
+  PetscFunctionBegin;
+  if (PCSRFitsDeviceIndices(s)) PetscFunctionReturn(PETSC_SUCCESS);
+  ranks = PetscMax((s->nnz + PCSR_MAX_DEVICE_NNZ - 1) / PCSR_MAX_DEVICE_NNZ, ((PetscInt64)s->nrows + max - 1) / max);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "pcsr: a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt64_FMT " nonzeros on this process does not fit the 32-bit indices of the device copy (fewer than 2147483647 rows and columns, at most %" PetscInt64_FMT " nonzeros per process): use more MPI processes (%" PetscInt64_FMT " times as many or more, one GPU each), or -mat_gpumats_backend host",
+          s->nrows, s->ncols, s->nnz, (PetscInt64)PCSR_MAX_DEVICE_NNZ, PetscMax(ranks, (PetscInt64)2));
+}
+
 /* Bring the device copy up to date with the AIJ master when the products run on the
    device, and tell where they run.  A structure change rebuilds it, a value change
    refreshes the values only. */
@@ -52,7 +66,7 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
     PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
   }
   if (!*on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(PCSRFitsDeviceIndices(&p->stats), PETSC_COMM_SELF, PETSC_ERR_SUP, "pcsr: a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt64_FMT " nonzeros does not fit the 32-bit indices of the device copy (fewer than 2147483647 rows and columns, at most 2147483647 nonzeros per process): use more MPI processes, or -mat_gpumats_backend host", A->rmap->n, A->cmap->n, p->stats.nnz);
+  PetscCall(PCSRCheckDeviceSize(&p->stats));
 #if GPUMATS_HAVE_CUDA
   PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
   if (!p->dev) {
