@@ -4,6 +4,8 @@
 # memcheck, racecheck, synccheck and initcheck, through the device tests and the PETSc-level
 # tests on device vectors.  Runs go side by side (one GPU), each with its own time limit.
 #   bash tools/device-sanitize.sh <build dir> <output dir> [limit per run in s, default 300]
+# GPUMATS_SANITIZE_TOOLS (memcheck synccheck initcheck racecheck), GPUMATS_SANITIZE_ONLY (a case
+# pattern over tool:test, e.g. 'racecheck:*'), GPUMATS_SANITIZE_JOBS (runs side by side, 8).
 # Writes <output dir>/sanitizer.txt: one line per run (tool, test, verdict, error summary)
 # and the first reports of any run that found errors.
 set -u
@@ -13,44 +15,47 @@ LIMIT=${3:-300}
 CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 LOGS=/tmp/gpumats-sanitizer
 mkdir -p "$OUT" "$LOGS"
-# name|command (relative to the build dir); diag's banded products at n = 33000 under racecheck
-# (the 140000-row case ran past any limit there) and at the full size under the other tools
+# name|time limit (s; empty: the default)|extra sanitizer options|command (relative to the build
+# dir).  diag's banded products at n = 33000 under racecheck (140000 rows ran past any limit);
+# the OOM test provokes cudaMalloc failures on purpose: API errors are not reported for it.
 cat > "$LOGS/runs" <<RUNS
-pcsr_device|tests/test_pcsr_device
-diag_device|tests/test_diag_device
-diag_device_n33000|tests/test_diag_device -banded_n 33000
-cihybrid_ops|tests/test_cihybrid_ops -binary_file $LOGS/cihybrid_ops.bin
-cihybrid_product|tests/test_cihybrid_product
-cihybrid_product_dense_cuda|tests/test_cihybrid_product -dense_cuda -mat_gpumats_backend cuda
-cihybrid_oom|tests/test_cihybrid_oom
-pcsr_ops|tests/test_pcsr_ops
-diag_ops|tests/test_diag_ops -large 20000 -binary_file $LOGS/diag_ops.bin
+pcsr_device|||tests/test_pcsr_device
+diag_device|||tests/test_diag_device
+diag_device_n33000|$((2 * LIMIT))||tests/test_diag_device -banded_n 33000
+cihybrid_ops|$((3 * LIMIT))||tests/test_cihybrid_ops -binary_file $LOGS/cihybrid_ops.bin
+cihybrid_product|||tests/test_cihybrid_product
+cihybrid_product_dense_cuda|||tests/test_cihybrid_product -dense_cuda -mat_gpumats_backend cuda
+cihybrid_oom||--report-api-errors no|tests/test_cihybrid_oom
+pcsr_ops|||tests/test_pcsr_ops
+diag_ops|||tests/test_diag_ops -large 20000 -binary_file $LOGS/diag_ops.bin
 RUNS
 : > "$LOGS/jobs"
-for tool in memcheck synccheck initcheck racecheck; do
-  while IFS='|' read -r name cmd; do
+for tool in ${GPUMATS_SANITIZE_TOOLS:-memcheck synccheck initcheck racecheck}; do
+  while IFS='|' read -r name limit opts cmd; do
     case "$tool:$name" in
-      racecheck:diag_device) continue ;;           # the n = 140000 banded products: too slow for racecheck
+      racecheck:diag_device) continue ;;
       racecheck:diag_device_n33000) ;;
       *:diag_device_n33000) continue ;;
       initcheck:*_ops|initcheck:cihybrid_product*) continue ;; # PETSc's own device vectors are allocated uninitialised
     esac
-    echo "$tool|$name|$cmd" >> "$LOGS/jobs"
+    case "$tool:$name" in ${GPUMATS_SANITIZE_ONLY:-*}) ;; *) continue ;; esac
+    echo "$tool|$name|${limit:-$LIMIT}|$opts|$cmd" >> "$LOGS/jobs"
   done < "$LOGS/runs"
 done
 run_one() {
-  tool=$1 name=$2 cmd=$3
+  tool=$1 name=$2 limit=$3 opts=$4 cmd=$5
   log="$LOGS/$tool.$name.log"
   start=$(date +%s)
   # shellcheck disable=SC2086
-  (cd "$B" && timeout "$LIMIT" "$CS" --tool "$tool" --error-exitcode 99 --print-limit 20 $cmd) > "$log" 2>&1
+  (cd "$B" && timeout "$limit" "$CS" --tool "$tool" $opts --error-exitcode 99 --print-limit 20 $cmd) > "$log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
   case $rc in
     0) verdict=clean ;;
+    77) verdict=skipped ;;
     99) verdict=ERRORS ;;
-    124) verdict="time limit ($LIMIT s)" ;;
+    124) verdict="time limit ($limit s)" ;;
     *) verdict="exit $rc" ;;
   esac
   printf '%-10s %-28s %-18s %4ss  %s\n' "$tool" "$name" "$verdict" "$secs" "$summary"
@@ -60,18 +65,19 @@ export -f run_one
 {
   echo "compute-sanitizer $($CS --version | tail -1); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
   # GPUMATS_SANITIZE_JOBS (8) at a time: one GPU, the CPU side of each sanitizer is single-threaded
-  while IFS='|' read -r tool name cmd; do
+  while IFS='|' read -r tool name limit opts cmd; do
     while [ "$(jobs -r | wc -l)" -ge "${GPUMATS_SANITIZE_JOBS:-8}" ]; do sleep 1; done
-    run_one "$tool" "$name" "$cmd" > "$LOGS/result.$tool.$name" &
+    run_one "$tool" "$name" "$limit" "$opts" "$cmd" > "$LOGS/result.$tool.$name" &
   done < "$LOGS/jobs"
   wait
   cat "$LOGS"/result.* | sort
 } > "$OUT/sanitizer.txt"
-for f in "$LOGS"/*.log; do
-  if grep -qE "^========= (Invalid|Race|Barrier|Uninitialized|Error|Program hit)" "$f"; then
-    echo "---- $(basename "$f")" >> "$OUT/sanitizer.txt"
-    grep -E "^=========" "$f" | head -40 >> "$OUT/sanitizer.txt"
-  fi
+# the reports of runs with errors, and the end of the output of runs that did not finish cleanly
+for r in "$LOGS"/result.*; do
+  grep -qE " (clean|skipped) " "$r" && continue
+  f="$LOGS/$(basename "$r" | sed 's/^result\.//').log"
+  echo "---- $(basename "$f")" >> "$OUT/sanitizer.txt"
+  { grep -E "^========= (Invalid|Race|Barrier|Uninitialized|Error|Program hit)" "$f" | head -10; grep -v "Host Frame\|^=========     " "$f" | tail -15; } >> "$OUT/sanitizer.txt"
 done
 cat "$OUT/sanitizer.txt"
 ! grep -qE " (ERRORS|exit [0-9]+) " "$OUT/sanitizer.txt"
