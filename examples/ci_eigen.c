@@ -28,8 +28,10 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
 
 #include <slepceps.h>
 #include <petscversion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gpumats.h" /* names and types only: the library is not linked but loaded with -dll_append */
 #include "ci_synthetic.h"
 #include "fci.h"
@@ -424,6 +426,56 @@ static PetscErrorCode CIReportDevice(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* Expected nonzeros of rows [a,b) of the mirrored symmetric synthetic matrix (ci_synthetic.c): the
+   diagonal, the upper part (n-1-r) p(r) and the lower part sum_{i<r} p(i), where p is ref_density in
+   the first R = round(ref_fraction n) rows and density below them. */
+static double CISyntheticExpectedNonzeros(const CISyntheticSpec *spec, PetscInt a, PetscInt b)
+{
+  const double n = (double)spec->n, R = PetscMin(PetscMax(floor(spec->ref_fraction * n + 0.5), 0.0), n);
+  const double pr = PetscMin(spec->ref_density, 1.0), pd = PetscMin(spec->density, 1.0);
+  double       nz = (double)(b - a);
+
+  for (int part = 0; part < 2; part++) {
+    const double s = part ? PetscMax((double)a, R) : (double)a, e = part ? (double)b : PetscMin((double)b, R);
+    const double cnt = e - s, sumr = (s + e - 1) * cnt / 2, p = part ? pd : pr;
+
+    if (cnt <= 0) continue;
+    nz += p * (cnt * (n - 1) - sumr);                                /* upper */
+    nz += part ? pr * R * cnt + pd * (sumr - R * cnt) : pr * sumr; /* lower */
+  }
+  return nz;
+}
+
+/* Refuses a synthetic matrix that cannot be built here before any of it is allocated: more nonzeros
+   on a process than PetscInt indexes, or more memory (the AIJ matrix and the mirrored lower entries,
+   (value + index) twice per nonzero) than the process's share of this node's memory. */
+static PetscErrorCode CISyntheticCheckSize(MPI_Comm comm, const CISyntheticSpec *spec)
+{
+  PetscInt    m = PETSC_DECIDE, n = spec->n, rend;
+  PetscMPIInt size, nodesize;
+  MPI_Comm    node;
+  double      mine[2], most[2], total, local, bytes, memory;
+  long        pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscSplitOwnership(comm, &m, &n));
+  PetscCallMPI(MPI_Scan(&m, &rend, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nodesize));
+  PetscCallMPI(MPI_Comm_free(&node));
+  local   = CISyntheticExpectedNonzeros(spec, rend - m, rend);
+  bytes   = 2 * local * (double)(sizeof(PetscScalar) + sizeof(PetscInt)) + 4 * (double)m * sizeof(PetscInt);
+  memory  = pages > 0 && pagesize > 0 ? (double)pages * (double)pagesize / nodesize : PETSC_MAX_REAL;
+  mine[0] = local;
+  mine[1] = bytes / memory;
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCheck(most[0] < (double)PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-synthetic -n %" PetscInt_FMT ": about %.3g nonzeros, %.3g on one process, more than the %" PetscInt_FMT " a process can index with this PETSc's PetscInt: lower -n, -ci_ref_density or -ci_density, or use more processes", spec->n, total, most[0], PETSC_MAX_INT);
+  PetscCheck(most[1] <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-synthetic -n %" PetscInt_FMT ": about %.3g nonzeros need %.3g times the memory a process has on this node (%.3g GB for each of its %d process%s): lower -n, -ci_ref_density or -ci_density, or use more nodes", spec->n, total, most[1], memory / 1e9, (int)nodesize, nodesize > 1 ? "es" : "");
+  PetscFunctionReturn(0);
+}
+
 /* "<Lx>x<Ly>" or "<L>" (a chain) */
 static PetscErrorCode CIParseLattice(const char str[], PetscInt *lx, PetscInt *ly)
 {
@@ -435,11 +487,41 @@ static PetscErrorCode CIParseLattice(const char str[], PetscInt *lx, PetscInt *l
   if (end != str && (*end == 'x' || *end == 'X')) {
     const char *s = end + 1;
     b             = strtol(s, &end, 10);
-    PetscCheck(end != s, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard %s: expected <Lx>x<Ly>, e.g. 3x4", str);
+    PetscCheck(end != s, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '%s': expected <Lx>x<Ly>, e.g. 3x4", str);
   }
-  PetscCheck(end != str && *end == 0 && a > 0 && b > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard %s: expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain", str);
+  PetscCheck(end != str && *end == 0 && a > 0 && b > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '%s': expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain", str);
   *lx = (PetscInt)a;
   *ly = (PetscInt)b;
+  PetscFunctionReturn(0);
+}
+
+/* PETSc 3.18's PetscOptionsInt converts with strtol and casts to PetscInt: with 32-bit indices
+   "-n 4294967297" silently reads as 1.  The integer options that ci_eigen (and the solver's sizes) read
+   are checked against PetscInt's range first; a value that is no integer at all is left to
+   PetscOptionsInt's own error. */
+static PetscErrorCode CICheckIntOptionRange(const char name[])
+{
+  const char *value = NULL;
+  PetscBool   set;
+  char       *end;
+  long long   v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
+  if (!set || !value || !value[0]) PetscFunctionReturn(0);
+  errno = 0;
+  v     = strtoll(value, &end, 10);
+  if (end == value || *end) PetscFunctionReturn(0);
+  PetscCheck(errno != ERANGE && v >= (long long)PETSC_MIN_INT && v <= (long long)PETSC_MAX_INT, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: out of range; the integers of this PETSc (PetscInt, %d bits) hold %" PetscInt_FMT "..%" PetscInt_FMT, name, value, (int)(8 * sizeof(PetscInt)), PETSC_MIN_INT, PETSC_MAX_INT);
+  PetscFunctionReturn(0);
+}
+
+/* "-hubbard ''" (an empty shell variable, say) is not "-hubbard" alone, which means the default 3x4:
+   refuse it rather than run the 30-second default case. */
+static PetscErrorCode CICheckEmptyLattice(int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  for (int a = 1; a + 1 < argc; a++) PetscCheck(strcmp(argv[a], "-hubbard") || argv[a + 1][0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '': expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain; leave the value out for the default 3x4");
   PetscFunctionReturn(0);
 }
 
@@ -511,6 +593,13 @@ int main(int argc, char **argv)
   }
 #endif
 
+  {
+    const char *intopts[] = {"-hubbard_lx", "-hubbard_ly", "-hubbard_nup", "-hubbard_ndown", "-n", "-ci_seed", "-fci_threads", "-eps_nev", "-eps_ncv", "-eps_mpd", "-eps_max_it"};
+
+    for (size_t k = 0; k < sizeof(intopts) / sizeof(intopts[0]); k++) PetscCall(CICheckIntOptionRange(intopts[k]));
+  }
+  PetscCall(CICheckEmptyLattice(argc, argv));
+
   PetscOptionsBegin(comm, NULL, "CI eigenproblem", NULL);
   PetscCall(PetscOptionsString("-fcidump", "FCIDUMP file of the integrals", NULL, fcidump, fcidump, sizeof(fcidump), &has_fcidump));
   PetscCall(PetscOptionsString("-hubbard", "Hubbard model on an <Lx>x<Ly> lattice (the default source)", NULL, lattice, lattice, sizeof(lattice), &has_lattice));
@@ -559,6 +648,14 @@ int main(int argc, char **argv)
   PetscCheck(!has_save || savefile[0], comm, PETSC_ERR_ARG_WRONG, "-save needs a file name");
   PetscCheck(!has_csv || csvfile[0], comm, PETSC_ERR_ARG_WRONG, "-csv needs a file name");
   PetscCheck(ref_tol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ref_tol %g: must be nonnegative", (double)ref_tol);
+  PetscCheck(check_tol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-check_tol %g: must be nonnegative", (double)check_tol);
+  PetscCheck(droptol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fci_droptol %g: must be nonnegative (0 keeps every entry)", (double)droptol);
+  PetscCheck(!PetscIsInfOrNanReal(hs.t), comm, PETSC_ERR_ARG_OUTOFRANGE, "-hubbard_t %g: must be finite", (double)hs.t);
+  PetscCheck(!PetscIsInfOrNanReal(hs.U), comm, PETSC_ERR_ARG_OUTOFRANGE, "-hubbard_u %g: must be finite", (double)hs.U);
+  PetscCheck(ref_fraction >= 0 && ref_fraction <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_ref_fraction %g: must be in [0, 1] (the share of the columns in the reference block)", (double)ref_fraction);
+  PetscCheck(ref_density >= 0 && ref_density <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_ref_density %g: must be in [0, 1] (a probability)", (double)ref_density);
+  PetscCheck(density >= 0 && density <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_density %g: must be in [0, 1] (a probability)", (double)density);
+  for (PetscInt i = 0; i < nref; i++) PetscCheck(!PetscIsInfOrNanReal(ref[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "-reference: energy %" PetscInt_FMT " is %g; the references must be finite", i + 1, (double)ref[i]);
 
   nsources = (has_fcidump ? 1 : 0) + (has_load ? 1 : 0) + (synthetic ? 1 : 0) + (hubbard_set ? 1 : 0);
   PetscCheck(nsources <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give one matrix source: -fcidump, -hubbard (or -hubbard_*), -synthetic or -load");
@@ -608,6 +705,7 @@ int main(int argc, char **argv)
     spec.symmetric    = PETSC_TRUE;
     spec.seed         = (unsigned long)seed;
     PetscCall(PetscPrintf(comm, "Synthetic CI matrix: n = %" PetscInt_FMT ", reference block %.3f of the columns at density %.3f, density %.4f elsewhere, seed %" PetscInt_FMT "\n", n, (double)ref_fraction, (double)ref_density, (double)density, seed));
+    PetscCall(CISyntheticCheckSize(comm, &spec));
     PetscCall(CICreateMatrix(comm, &spec, &A));
     break;
   case CI_SOURCE_LOAD: {
