@@ -730,6 +730,21 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "Matrix: type %s on %d rank%s, n = %" PetscInt_FMT ", nnz = %.0f (%.1f per row)\n", type, (int)size, size > 1 ? "s" : "", N, info.nz_used, N ? info.nz_used / N : 0.0));
   if (source == CI_SOURCE_HUBBARD || source == CI_SOURCE_FCIDUMP) PetscCall(PetscPrintf(comm, "Build time %.3f s (Hamiltonian %.3f s)\n", tbmax[0], tbmax[1]));
   else PetscCall(PetscPrintf(comm, "Build time %.3f s\n", tbmax[0]));
+  /* SLEPc would cap -eps_nev at the dimension without a word, and a reference beyond the dimension can
+     never be met: both are errors; the default nev (4, or the number of references) is capped with a note */
+  {
+    PetscInt  user_nev;
+    PetscBool nev_set;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-eps_nev", &user_nev, &nev_set));
+    PetscCheck(nref <= N, comm, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " reference energies, but the matrix of dimension %" PetscInt_FMT " has only %" PetscInt_FMT " eigenvalues: give at most %" PetscInt_FMT " references", nref, N, N, N);
+    PetscCheck(!nev_set || user_nev <= N, comm, PETSC_ERR_ARG_OUTOFRANGE, "-eps_nev %" PetscInt_FMT ": the matrix has dimension %" PetscInt_FMT ", so at most %" PetscInt_FMT " eigenvalues: give -eps_nev %" PetscInt_FMT " or less", user_nev, N, N, N);
+    nev = PetscMax(4, nref);
+    if (!nev_set && nev > N) {
+      PetscCall(PetscPrintf(comm, "The matrix has dimension %" PetscInt_FMT ": solving for all its %" PetscInt_FMT " eigenvalues instead of the default %" PetscInt_FMT "\n", N, N, nev));
+      nev = N;
+    }
+  }
   if (has_save) {
     PetscViewer v;
     PetscCall(PetscViewerBinaryOpen(comm, savefile, FILE_MODE_WRITE, &v));
@@ -739,7 +754,6 @@ int main(int argc, char **argv)
   }
 
   /* ---- the eigenproblem ---- */
-  nev = PetscMax(4, nref);
   PetscCall(CISolve(A, nev, "CI eigensolve", &res));
   PetscCall(CIReportDevice(A));
   PetscCall(CIReport(comm, &res, nref, ref, ref_tol, &ref_passed));
