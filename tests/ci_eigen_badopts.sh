@@ -177,7 +177,8 @@ bad "load half a matrix file" "$T/half.bin" -load "$T/half.bin"
 bad "load a matrix file short of 8 bytes" "$T/short.bin" -load "$T/short.bin"
 bad "load a matrix file header only" "$T/header.bin" -load "$T/header.bin"
 bad "load without a file name" "-load needs a file name" -load ""
-bad "save into a missing directory" "$T/nodir/m.bin" -hubbard 2x1 -save "$T/nodir/m.bin"
+bad "save into a missing directory" "-save $T/nodir/m.bin: cannot create files in the directory $T/nodir" -hubbard 2x1 -save "$T/nodir/m.bin"
+bad "save onto a directory" "-save $T/dir: is a directory" -hubbard 2x1 -save "$T/dir"
 bad "save without a file name" "-save needs a file name" -hubbard 2x1 -save ""
 
 # ---- -fcidump ----
