@@ -192,7 +192,7 @@ if [ "$(id -u)" = 0 ]; then
 else
   printf '&FCI NORB=2,NELEC=2,MS2=0,\n ORBSYM=1,1,\n ISYM=1,\n&END\n' >"$T/unreadable.fcidump"
   chmod 000 "$T/unreadable.fcidump"
-  bad "fcidump an unreadable file" "$T/unreadable.fcidump" -fcidump "$T/unreadable.fcidump"
+  bad "fcidump an unreadable file" "$T/unreadable.fcidump: cannot open the file" -fcidump "$T/unreadable.fcidump"
 fi
 
 echo "$npass passed, $nfail failed"
