@@ -28,8 +28,13 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
 
 #include <slepceps.h>
 #include <petscversion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "gpumats.h" /* names and types only: the library is not linked but loaded with -dll_append */
 #include "ci_synthetic.h"
 #include "fci.h"
@@ -424,6 +429,206 @@ static PetscErrorCode CIReportDevice(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* -save FILE: the matrix is written to "FILE.tmp.<pid of rank 0>" in the same directory, and only once
+   it is complete does rank 0 rename it onto FILE (and PETSc's companion "FILE.tmp.<pid>.info" onto
+   "FILE.info"): FILE is absent, the previous one or the complete new one, never half written.  Until
+   the rename, rank 0 removes the temporaries on an error, on PETSc's fatal signals (a handler pushed
+   with PetscPushSignalHandler, then PetscSignalHandlerDefault) and on SIGINT and SIGTERM, which PETSc
+   3.18 does not catch (then the signal's previous action: the run ends as it would have without
+   -save).  The names are set on rank 0 only: the other ranks never remove what rank 0 writes. */
+static char             CISaveTmp[PETSC_MAX_PATH_LEN + 32], CISaveTmpInfo[PETSC_MAX_PATH_LEN + 40];
+static struct sigaction CISaveOldAction[2]; /* SIGINT, SIGTERM */
+static PetscBool        CISaveCaught[2];
+
+static void CISaveRemoveTemporaries(void)
+{
+  /* async-signal-safe; a name already renamed or never written is no error */
+  if (CISaveTmp[0]) (void)unlink(CISaveTmp);
+  if (CISaveTmpInfo[0]) (void)unlink(CISaveTmpInfo);
+}
+
+static PetscErrorCode CISaveSignalHandler(int sig, void *ctx)
+{
+  CISaveRemoveTemporaries();
+  return PetscSignalHandlerDefault(sig, ctx);
+}
+
+static void CISaveInterrupted(int sig)
+{
+  CISaveRemoveTemporaries();
+  (void)sigaction(sig, &CISaveOldAction[sig == SIGINT ? 0 : 1], NULL);
+  (void)raise(sig); /* delivered with the previous action once this handler returns */
+}
+
+/* SIGINT and SIGTERM to CISaveInterrupted (catch true) or back to what they were; an ignored one stays ignored */
+static void CISaveCatchInterrupts(PetscBool catch)
+{
+  const int sigs[2] = {SIGINT, SIGTERM};
+
+  for (int k = 0; k < 2; k++) {
+    if (catch) {
+      struct sigaction act;
+
+      CISaveCaught[k] = PETSC_FALSE;
+      if (sigaction(sigs[k], NULL, &CISaveOldAction[k]) || CISaveOldAction[k].sa_handler == SIG_IGN) continue;
+      memset(&act, 0, sizeof(act));
+      act.sa_handler = CISaveInterrupted;
+      sigemptyset(&act.sa_mask);
+      CISaveCaught[k] = sigaction(sigs[k], &act, NULL) ? PETSC_FALSE : PETSC_TRUE;
+    } else if (CISaveCaught[k]) {
+      (void)sigaction(sigs[k], &CISaveOldAction[k], NULL);
+      CISaveCaught[k] = PETSC_FALSE;
+    }
+  }
+}
+
+static PetscErrorCode CISaveWrite(Mat A, const char file[])
+{
+  PetscViewer v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerBinaryOpen(PetscObjectComm((PetscObject)A), file, FILE_MODE_WRITE, &v));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscFunctionReturn(0);
+}
+
+/* Before any work: FILE must not be a directory and its directory must let us create the temporary. */
+static PetscErrorCode CISaveCheckTarget(MPI_Comm comm, const char file[])
+{
+  PetscMPIInt rank;
+  int         status[2] = {0, 0}; /* 1: FILE is a directory, 2: its directory is not writable; errno */
+  char        dir[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscStrncpy(dir, file, sizeof(dir)));
+  {
+    char *slash = strrchr(dir, '/');
+
+    if (!slash) PetscCall(PetscStrncpy(dir, ".", sizeof(dir)));
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+  }
+  if (rank == 0) {
+    struct stat st;
+
+    if (!stat(file, &st) && S_ISDIR(st.st_mode)) status[0] = 1;
+    else if (access(dir, W_OK | X_OK)) status[0] = 2, status[1] = errno;
+  }
+  PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, comm));
+  PetscCheck(status[0] != 1, comm, PETSC_ERR_ARG_WRONG, "-save %s: is a directory; give a file name (e.g. %s/matrix.bin)", file, file);
+  PetscCheck(status[0] != 2, comm, PETSC_ERR_FILE_OPEN, "-save %s: cannot create files in the directory %s: %s", file, dir, strerror(status[1]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CISaveMatrix(Mat A, const char file[])
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt    rank;
+  PetscErrorCode ierr;
+  int            failed, anyfailed, status[2] = {0, 0}; /* rank 0's renames: 0 done, 1 .info, 2 the matrix; errno */
+  long           pid = 0;
+  char           tmp[PETSC_MAX_PATH_LEN + 32], info[PETSC_MAX_PATH_LEN + 8];
+  size_t         len;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscStrlen(file, &len));
+  PetscCheck(len + 1 < PETSC_MAX_PATH_LEN, comm, PETSC_ERR_ARG_WRONG, "-save %s: the name is too long (at most %d characters)", file, PETSC_MAX_PATH_LEN - 2);
+  if (rank == 0) pid = (long)getpid();
+  PetscCallMPI(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm));
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, pid));
+  PetscCall(PetscSNPrintf(info, sizeof(info), "%s.info", file));
+  if (rank == 0) {
+    PetscCall(PetscStrncpy(CISaveTmp, tmp, sizeof(CISaveTmp)));
+    PetscCall(PetscSNPrintf(CISaveTmpInfo, sizeof(CISaveTmpInfo), "%s.info", tmp));
+  }
+  PetscCall(PetscPushSignalHandler(CISaveSignalHandler, NULL));
+  CISaveCatchInterrupts(PETSC_TRUE);
+
+  ierr   = CISaveWrite(A, tmp);
+  failed = ierr ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&failed, &anyfailed, 1, MPI_INT, MPI_MAX, comm));
+  if (rank == 0) {
+    sigset_t block, old;
+
+    /* the renames, or the removal, in one piece: a signal now waits until they are done */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    if (!anyfailed) {
+      if (rename(tmp, file)) status[0] = 2, status[1] = errno;
+      else if (access(CISaveTmpInfo, F_OK) == 0) {
+        if (rename(CISaveTmpInfo, info)) status[0] = 1, status[1] = errno;
+      } else if (unlink(info) && errno != ENOENT) status[0] = 1, status[1] = errno; /* no stale FILE.info with a new FILE */
+    }
+    if (anyfailed || status[0]) CISaveRemoveTemporaries();
+    CISaveTmp[0] = CISaveTmpInfo[0] = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+  }
+  CISaveCatchInterrupts(PETSC_FALSE);
+  PetscCall(PetscPopSignalHandler());
+  PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, comm));
+  PetscCall(ierr);
+  PetscCheck(!anyfailed, comm, PETSC_ERR_FILE_WRITE, "-save %s: writing the matrix failed on another rank", file);
+  PetscCheck(status[0] != 2, comm, PETSC_ERR_FILE_WRITE, "-save %s: cannot rename the complete temporary %s onto it: %s", file, tmp, strerror(status[1]));
+  PetscCheck(status[0] != 1, comm, PETSC_ERR_FILE_WRITE, "-save %s: the matrix is in place, but not its companion %s: %s", file, info, strerror(status[1]));
+  PetscFunctionReturn(0);
+}
+
+/* Expected nonzeros of rows [a,b) of the mirrored symmetric synthetic matrix (ci_synthetic.c): the
+   diagonal, the upper part (n-1-r) p(r) and the lower part sum_{i<r} p(i), where p is ref_density in
+   the first R = round(ref_fraction n) rows and density below them. */
+static double CISyntheticExpectedNonzeros(const CISyntheticSpec *spec, PetscInt a, PetscInt b)
+{
+  const double n = (double)spec->n, R = PetscMin(PetscMax(floor(spec->ref_fraction * n + 0.5), 0.0), n);
+  const double pr = PetscMin(spec->ref_density, 1.0), pd = PetscMin(spec->density, 1.0);
+  double       nz = (double)(b - a);
+
+  for (int part = 0; part < 2; part++) {
+    const double s = part ? PetscMax((double)a, R) : (double)a, e = part ? (double)b : PetscMin((double)b, R);
+    const double cnt = e - s, sumr = (s + e - 1) * cnt / 2, p = part ? pd : pr;
+
+    if (cnt <= 0) continue;
+    nz += p * (cnt * (n - 1) - sumr);                                /* upper */
+    nz += part ? pr * R * cnt + pd * (sumr - R * cnt) : pr * sumr; /* lower */
+  }
+  return nz;
+}
+
+/* Refuses a synthetic matrix that cannot be built here before any of it is allocated: more nonzeros
+   on a process than PetscInt indexes, or more memory (the AIJ matrix and the mirrored lower entries,
+   (value + index) twice per nonzero) than the process's share of this node's memory. */
+static PetscErrorCode CISyntheticCheckSize(MPI_Comm comm, const CISyntheticSpec *spec)
+{
+  PetscInt    m = PETSC_DECIDE, n = spec->n, rend;
+  PetscMPIInt size, nodesize;
+  MPI_Comm    node;
+  double      mine[2], most[2], total, local, bytes, memory;
+  long        pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscSplitOwnership(comm, &m, &n));
+  PetscCallMPI(MPI_Scan(&m, &rend, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nodesize));
+  PetscCallMPI(MPI_Comm_free(&node));
+  local   = CISyntheticExpectedNonzeros(spec, rend - m, rend);
+  bytes   = 2 * local * (double)(sizeof(PetscScalar) + sizeof(PetscInt)) + 4 * (double)m * sizeof(PetscInt);
+  memory  = pages > 0 && pagesize > 0 ? (double)pages * (double)pagesize / nodesize : PETSC_MAX_REAL;
+  mine[0] = local;
+  mine[1] = bytes / memory;
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCheck(most[0] < (double)PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-synthetic -n %" PetscInt_FMT ": about %.3g nonzeros, %.3g on one process, more than the %" PetscInt_FMT " a process can index with this PETSc's PetscInt: lower -n, -ci_ref_density or -ci_density, or use more processes", spec->n, total, most[0], PETSC_MAX_INT);
+  PetscCheck(most[1] <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-synthetic -n %" PetscInt_FMT ": about %.3g nonzeros need %.3g times the memory a process has on this node (%.3g GB for each of its %d process%s): lower -n, -ci_ref_density or -ci_density, or use more nodes", spec->n, total, most[1], memory / 1e9, (int)nodesize, nodesize > 1 ? "es" : "");
+  PetscFunctionReturn(0);
+}
+
 /* "<Lx>x<Ly>" or "<L>" (a chain) */
 static PetscErrorCode CIParseLattice(const char str[], PetscInt *lx, PetscInt *ly)
 {
@@ -435,11 +640,41 @@ static PetscErrorCode CIParseLattice(const char str[], PetscInt *lx, PetscInt *l
   if (end != str && (*end == 'x' || *end == 'X')) {
     const char *s = end + 1;
     b             = strtol(s, &end, 10);
-    PetscCheck(end != s, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard %s: expected <Lx>x<Ly>, e.g. 3x4", str);
+    PetscCheck(end != s, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '%s': expected <Lx>x<Ly>, e.g. 3x4", str);
   }
-  PetscCheck(end != str && *end == 0 && a > 0 && b > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard %s: expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain", str);
+  PetscCheck(end != str && *end == 0 && a > 0 && b > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '%s': expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain", str);
   *lx = (PetscInt)a;
   *ly = (PetscInt)b;
+  PetscFunctionReturn(0);
+}
+
+/* PETSc 3.18's PetscOptionsInt converts with strtol and casts to PetscInt: with 32-bit indices
+   "-n 4294967297" silently reads as 1.  The integer options that ci_eigen (and the solver's sizes) read
+   are checked against PetscInt's range first; a value that is no integer at all is left to
+   PetscOptionsInt's own error. */
+static PetscErrorCode CICheckIntOptionRange(const char name[])
+{
+  const char *value = NULL;
+  PetscBool   set;
+  char       *end;
+  long long   v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
+  if (!set || !value || !value[0]) PetscFunctionReturn(0);
+  errno = 0;
+  v     = strtoll(value, &end, 10);
+  if (end == value || *end) PetscFunctionReturn(0);
+  PetscCheck(errno != ERANGE && v >= (long long)PETSC_MIN_INT && v <= (long long)PETSC_MAX_INT, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: out of range; the integers of this PETSc (PetscInt, %d bits) hold %" PetscInt_FMT "..%" PetscInt_FMT, name, value, (int)(8 * sizeof(PetscInt)), PETSC_MIN_INT, PETSC_MAX_INT);
+  PetscFunctionReturn(0);
+}
+
+/* "-hubbard ''" (an empty shell variable, say) is not "-hubbard" alone, which means the default 3x4:
+   refuse it rather than run the 30-second default case. */
+static PetscErrorCode CICheckEmptyLattice(int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  for (int a = 1; a + 1 < argc; a++) PetscCheck(strcmp(argv[a], "-hubbard") || argv[a + 1][0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hubbard '': expected <Lx>x<Ly> (e.g. 3x4) or <L> for a chain; leave the value out for the default 3x4");
   PetscFunctionReturn(0);
 }
 
@@ -511,6 +746,13 @@ int main(int argc, char **argv)
   }
 #endif
 
+  {
+    const char *intopts[] = {"-hubbard_lx", "-hubbard_ly", "-hubbard_nup", "-hubbard_ndown", "-n", "-ci_seed", "-fci_threads", "-eps_nev", "-eps_ncv", "-eps_mpd", "-eps_max_it"};
+
+    for (size_t k = 0; k < sizeof(intopts) / sizeof(intopts[0]); k++) PetscCall(CICheckIntOptionRange(intopts[k]));
+  }
+  PetscCall(CICheckEmptyLattice(argc, argv));
+
   PetscOptionsBegin(comm, NULL, "CI eigenproblem", NULL);
   PetscCall(PetscOptionsString("-fcidump", "FCIDUMP file of the integrals", NULL, fcidump, fcidump, sizeof(fcidump), &has_fcidump));
   PetscCall(PetscOptionsString("-hubbard", "Hubbard model on an <Lx>x<Ly> lattice (the default source)", NULL, lattice, lattice, sizeof(lattice), &has_lattice));
@@ -558,7 +800,16 @@ int main(int argc, char **argv)
   PetscCheck(!has_load || loadfile[0], comm, PETSC_ERR_ARG_WRONG, "-load needs a file name");
   PetscCheck(!has_save || savefile[0], comm, PETSC_ERR_ARG_WRONG, "-save needs a file name");
   PetscCheck(!has_csv || csvfile[0], comm, PETSC_ERR_ARG_WRONG, "-csv needs a file name");
+  if (has_save) PetscCall(CISaveCheckTarget(comm, savefile));
   PetscCheck(ref_tol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ref_tol %g: must be nonnegative", (double)ref_tol);
+  PetscCheck(check_tol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-check_tol %g: must be nonnegative", (double)check_tol);
+  PetscCheck(droptol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fci_droptol %g: must be nonnegative (0 keeps every entry)", (double)droptol);
+  PetscCheck(!PetscIsInfOrNanReal(hs.t), comm, PETSC_ERR_ARG_OUTOFRANGE, "-hubbard_t %g: must be finite", (double)hs.t);
+  PetscCheck(!PetscIsInfOrNanReal(hs.U), comm, PETSC_ERR_ARG_OUTOFRANGE, "-hubbard_u %g: must be finite", (double)hs.U);
+  PetscCheck(ref_fraction >= 0 && ref_fraction <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_ref_fraction %g: must be in [0, 1] (the share of the columns in the reference block)", (double)ref_fraction);
+  PetscCheck(ref_density >= 0 && ref_density <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_ref_density %g: must be in [0, 1] (a probability)", (double)ref_density);
+  PetscCheck(density >= 0 && density <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ci_density %g: must be in [0, 1] (a probability)", (double)density);
+  for (PetscInt i = 0; i < nref; i++) PetscCheck(!PetscIsInfOrNanReal(ref[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "-reference: energy %" PetscInt_FMT " is %g; the references must be finite", i + 1, (double)ref[i]);
 
   nsources = (has_fcidump ? 1 : 0) + (has_load ? 1 : 0) + (synthetic ? 1 : 0) + (hubbard_set ? 1 : 0);
   PetscCheck(nsources <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give one matrix source: -fcidump, -hubbard (or -hubbard_*), -synthetic or -load");
@@ -608,6 +859,7 @@ int main(int argc, char **argv)
     spec.symmetric    = PETSC_TRUE;
     spec.seed         = (unsigned long)seed;
     PetscCall(PetscPrintf(comm, "Synthetic CI matrix: n = %" PetscInt_FMT ", reference block %.3f of the columns at density %.3f, density %.4f elsewhere, seed %" PetscInt_FMT "\n", n, (double)ref_fraction, (double)ref_density, (double)density, seed));
+    PetscCall(CISyntheticCheckSize(comm, &spec));
     PetscCall(CICreateMatrix(comm, &spec, &A));
     break;
   case CI_SOURCE_LOAD: {
@@ -632,16 +884,27 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "Matrix: type %s on %d rank%s, n = %" PetscInt_FMT ", nnz = %.0f (%.1f per row)\n", type, (int)size, size > 1 ? "s" : "", N, info.nz_used, N ? info.nz_used / N : 0.0));
   if (source == CI_SOURCE_HUBBARD || source == CI_SOURCE_FCIDUMP) PetscCall(PetscPrintf(comm, "Build time %.3f s (Hamiltonian %.3f s)\n", tbmax[0], tbmax[1]));
   else PetscCall(PetscPrintf(comm, "Build time %.3f s\n", tbmax[0]));
+  /* SLEPc would cap -eps_nev at the dimension without a word, and a reference beyond the dimension can
+     never be met: both are errors; the default nev (4, or the number of references) is capped with a note */
+  {
+    PetscInt  user_nev;
+    PetscBool nev_set;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-eps_nev", &user_nev, &nev_set));
+    PetscCheck(nref <= N, comm, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " reference energies, but the matrix of dimension %" PetscInt_FMT " has only %" PetscInt_FMT " eigenvalues: give at most %" PetscInt_FMT " references", nref, N, N, N);
+    PetscCheck(!nev_set || user_nev <= N, comm, PETSC_ERR_ARG_OUTOFRANGE, "-eps_nev %" PetscInt_FMT ": the matrix has dimension %" PetscInt_FMT ", so at most %" PetscInt_FMT " eigenvalues: give -eps_nev %" PetscInt_FMT " or less", user_nev, N, N, N);
+    nev = PetscMax(4, nref);
+    if (!nev_set && nev > N) {
+      PetscCall(PetscPrintf(comm, "The matrix has dimension %" PetscInt_FMT ": solving for all its %" PetscInt_FMT " eigenvalues instead of the default %" PetscInt_FMT "\n", N, N, nev));
+      nev = N;
+    }
+  }
   if (has_save) {
-    PetscViewer v;
-    PetscCall(PetscViewerBinaryOpen(comm, savefile, FILE_MODE_WRITE, &v));
-    PetscCall(MatView(A, v));
-    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(CISaveMatrix(A, savefile));
     PetscCall(PetscPrintf(comm, "Matrix saved to %s\n", savefile));
   }
 
   /* ---- the eigenproblem ---- */
-  nev = PetscMax(4, nref);
   PetscCall(CISolve(A, nev, "CI eigensolve", &res));
   PetscCall(CIReportDevice(A));
   PetscCall(CIReport(comm, &res, nref, ref, ref_tol, &ref_passed));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 PetscErrorCode FCIIntegralsCreate(PetscInt norb, FCIIntegrals **ints)
 {
@@ -491,31 +492,42 @@ PetscErrorCode FCIDumpReadBytes(MPI_Comm comm, const char name[], const char byt
 PetscErrorCode FCIDumpRead(MPI_Comm comm, const char filename[], FCIIntegrals **ints)
 {
   PetscMPIInt    rank;
-  PetscInt64     len = -1;
-  char          *buf = NULL;
+  PetscInt64     len       = -1;
+  int            status[2] = {0, 0}; /* what rank 0 found: 0 read, 1 cannot open, 2 not a regular file, 3 too large, 4 short read; errno */
+  char          *buf       = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   *ints = NULL;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    FILE *f = fopen(filename, "rb");
-    if (f) {
-      if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && n < PETSC_MPI_INT_MAX && fseek(f, 0, SEEK_SET) == 0) {
-          PetscCall(PetscMalloc1((size_t)n + 1, &buf));
-          if (fread(buf, 1, (size_t)n, f) == (size_t)n) len = n;
-          else PetscCall(PetscFree(buf));
-        } else if (n >= PETSC_MPI_INT_MAX) len = n; /* too large: said below, nothing read */
+    struct stat st;
+
+    /* a directory opens and "seeks" to a huge end on Linux: only a regular file is read */
+    if (stat(filename, &st)) status[0] = 1, status[1] = errno;
+    else if (!S_ISREG(st.st_mode)) status[0] = 2;
+    else if ((PetscInt64)st.st_size >= PETSC_MPI_INT_MAX) status[0] = 3, len = (PetscInt64)st.st_size;
+    else {
+      FILE *f = fopen(filename, "rb");
+
+      if (!f) status[0] = 1, status[1] = errno;
+      else {
+        len  = (PetscInt64)st.st_size;
+        ierr = PetscMalloc1((size_t)len + 1, &buf);
+        if (ierr) fclose(f);
+        PetscCall(ierr);
+        if (fread(buf, 1, (size_t)len, f) != (size_t)len) status[0] = 4, status[1] = ferror(f) ? errno : 0;
+        fclose(f);
       }
-      fclose(f);
     }
   }
+  PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&len, 1, MPIU_INT64, 0, comm));
-  if (len >= PETSC_MPI_INT_MAX) PetscCall(PetscFree(buf));
-  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: cannot open or read the file (missing, unreadable, or a directory?)", filename);
-  PetscCheck(len < PETSC_MPI_INT_MAX, comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s: file of %" PetscInt64_FMT " bytes is too large (at most %d)", filename, len, PETSC_MPI_INT_MAX - 1);
+  if (status[0]) PetscCall(PetscFree(buf));
+  PetscCheck(status[0] != 1, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: cannot open the file: %s", filename, strerror(status[1]));
+  PetscCheck(status[0] != 2, comm, PETSC_ERR_FILE_OPEN, "FCIDUMP %s: not a regular file (a directory?): give the path of an FCIDUMP text file", filename);
+  PetscCheck(status[0] != 3, comm, PETSC_ERR_FILE_UNEXPECTED, "FCIDUMP %s: file of %" PetscInt64_FMT " bytes is too large (at most %d)", filename, len, PETSC_MPI_INT_MAX - 1);
+  PetscCheck(status[0] != 4, comm, PETSC_ERR_FILE_READ, "FCIDUMP %s: could not read its %" PetscInt64_FMT " bytes%s%s", filename, len, status[1] ? ": " : "", status[1] ? strerror(status[1]) : "");
   if (rank != 0) PetscCall(PetscMalloc1((size_t)len + 1, &buf));
   if (len > 0) PetscCallMPI(MPI_Bcast(buf, (PetscMPIInt)len, MPI_CHAR, 0, comm));
   ierr = FCIDumpParseBuffer(comm, filename, buf, (size_t)len, ints);
