@@ -601,13 +601,12 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static PetscErrorCode RunTests(void)
 {
   TestCtx  t;
   PetscInt seed = 2024, large = 100000, ncases = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(GpuMatsInitializePackage());
   PetscCall(TestCtxInit(&t, "test_diag_ops", 60));
   PetscOptionsBegin(t.comm, NULL, "test_diag_ops options", NULL);
@@ -626,6 +625,19 @@ int main(int argc, char **argv)
   PetscCall(BadInputChecks(&t));
   PetscCall(PetscPrintf(t.comm, "test_diag_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " results compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, t.ncompared, (double)t.maxerr, (double)t.tol));
   PetscCall(TestCtxDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  ierr = RunTests();
+  /* any error is a failure, with exit status 1: meson would read PETSC_ERR_PLIB (77), the
+     code of the checks, as 'skipped' */
+  if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
   PetscCall(PetscFinalize());
   return 0;
 }
