@@ -96,6 +96,8 @@ static PetscErrorCode MatSetUp_MPIDiag(Mat M)
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(M->rmap));
   PetscCall(PetscLayoutSetUp(M->cmap));
+  PetscCheck(M->rmap->n >= 0 && M->cmap->n >= 0 && M->rmap->N >= 0 && M->cmap->N >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "diag: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")", M->rmap->N, M->cmap->N, M->rmap->n, M->cmap->n);
   if (c->A || c->stage) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &c->stage));
   PetscCall(MatSetSizes(c->stage, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
