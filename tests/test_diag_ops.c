@@ -534,7 +534,7 @@ static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
 static PetscErrorCode BadInputChecks(TestCtx *t)
 {
   GlobalCSR csr;
-  Mat       A, B, C;
+  Mat       A, B, C = NULL;
 
   PetscFunctionBeginUser;
   /* a random sparse matrix: its nonzeros spread over nearly every diagonal */
@@ -592,12 +592,14 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     PetscCheck(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C) != 0, t->comm, PETSC_ERR_PLIB, "MatMatMult of a 20x20 and a 7x7 diag matrix: expected an error");
     PetscCall(PetscPopErrorHandler());
+    PetscCall(MatDestroy(&C)); /* MatMatMult created C before it refused the sizes */
     PetscCall(MatDestroy(&B));
     PetscCall(GlobalCSRDestroy(&small));
   }
   if (t->size == 1) {
     PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "cdm", PETSC_FALSE, &B));
     EXPECT_ERROR(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C), "same -mat_diag_scheme", "the product of an HM and a CDM matrix");
+    PetscCall(MatDestroy(&C));
     PetscCall(MatDestroy(&B));
   }
   PetscCall(MatDestroy(&A));

@@ -480,7 +480,7 @@ static PetscErrorCode PartitionChecks(TestCtx *t)
 static PetscErrorCode BadInputChecks(TestCtx *t)
 {
   GlobalCSR      csr;
-  Mat            A, B, C;
+  Mat            A, B, C = NULL;
   PetscErrorCode ierr;
   PetscBool      uses;
 
@@ -513,6 +513,7 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr, t->comm, PETSC_ERR_PLIB, "MatMatMult of a 20x20 pcsr matrix and a 7x2 dense one: expected an error");
   PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&C)); /* MatMatMult created C before it refused the sizes */
 
   /* -mat_gpumats_backend cuda without a usable device */
   PetscCall(MatGpuMatsUsesDevice(A, &uses));
