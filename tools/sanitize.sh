@@ -12,24 +12,42 @@
 #   -Db_sanitize=address,undefined -Db_lundef=false -Dcuda=disabled
 # and runs `meson test` in it, the arguments passed through.
 #
-# - CUDA is disabled: nvcc's device code cannot be instrumented, and the CUDA driver
-#   and runtime do not run under ASan (its shadow memory collides with the driver's
-#   reservations); the host kernels, the PETSc glue and the format builders - all
-#   our C code - are what this build checks.
-# - b_lundef=false: the plugin's undefined ASan/UBSan symbols are resolved at load time
-#   from the executable.  The test and example executables are built here with
-#   -fsanitize, so the runtime is present in each process, also where PETSc dlopen()s
-#   libgpumats.so (-dll_append) and in every rank that tests/mpirun.sh starts with
-#   mpiexec (the rank processes inherit ASAN_OPTIONS / UBSAN_OPTIONS / LSAN_OPTIONS).
-#   The PETSc tutorial programs (tests/tutorials) are compiled here too, with the sanitizer.
+# - CUDA is disabled: meson's b_sanitize does not reach nvcc's device code (and ASan
+#   cannot see device memory), so the CUDA kernels are not built or checked here;
+#   device-side memory errors are compute-sanitizer's job on the GPU machine.  What this
+#   build checks is all our C code: the host kernels (the same ones the CUDA products
+#   are tested against), the PETSc glue of the three types, the format builders, the
+#   FCI builders, ci_eigen and the tests.
+# - b_lundef=false: meson links shared libraries with -Wl,--no-undefined by default, and
+#   with clang the sanitizer runtime is not linked into a shared library, so its
+#   __asan_* symbols stay undefined there (gcc links libasan in; either works).  The plugin libgpumats.so is instrumented
+#   (it also names libasan/libubsan as dependencies); PETSc dlopen()s it (-dll_append)
+#   into executables that meson builds here with -fsanitize too, so the ASan runtime is
+#   loaded first, as it must be, in every process - also in each rank that
+#   tests/mpirun.sh starts with mpiexec (the ranks inherit ASAN_OPTIONS, UBSAN_OPTIONS
+#   and LSAN_OPTIONS from mpiexec's environment).  The PETSc/SLEPc tutorial programs of
+#   tests/tutorials are compiled here as well.  PETSc, SLEPc and Open MPI themselves
+#   are not instrumented: ASan sees their heap use through its malloc interceptors only.
+#   (Checked once by hand: an out-of-bounds read put into CIHybridMultHost of a
+#   scratch copy was reported by ci_eigen -dll_append ... -mat_type cihybrid and by
+#   test_cihybrid_ops on 2 ranks under mpiexec.)
 # - halt_on_error / abort_on_error: the first report ends the process with an error
-#   status, so meson counts it as a failure; print_stacktrace for UBSan's reports.
-#   detect_odr_violation=0: PETSc and Open MPI are not instrumented; global redefinitions
-#   between them and us are not ours to judge.
-# - LeakSanitizer is on, with tests/sanitizer/lsan.supp for the leaks of Open MPI,
-#   PMIx, hwloc, libevent and PETSc internals (every entry says why it is not ours).
-#   A leak in our code (frames in libgpumats or the test programs) is reported.
-# - Timeouts are multiplied by 4 (ASan is about 2-3x slower); `-t N` overrides it.
+#   status (SIGABRT), so meson counts the test as failed; print_stacktrace for UBSan.
+#   fast_unwind_on_malloc=0: PETSc and Open MPI are built without frame pointers, so
+#   the fast unwinder loses the allocation stacks that the leak suppressions match on.
+#   detect_odr_violation=0: globals defined twice across PETSc/Open MPI/us are not
+#   ours to judge (none of ours is).  allocator_may_return_null stays 0: an allocation
+#   of a wrapped negative size aborts with a report instead of returning NULL.
+# - ASan suppressions: tests/sanitizer/asan.supp (a PETSc 3.18 overflow on the error path
+#   of a bad option value).
+# - LeakSanitizer is on, with tests/sanitizer/lsan.supp for the allocations Open MPI,
+#   hwloc, libevent and PMIx make in MPI_Init/MPI_Finalize and PETSc's error-path
+#   allocations (every entry says why it is not ours).  A leak with our frames is
+#   reported.
+# - Timeouts are multiplied by 4 (ASan makes the tests about 2-3x slower); pass -t N
+#   (--timeout-multiplier) to change it.
+# - SANITIZE_HALT=0 sets UBSan's halt_on_error=0 (it reports and goes on, so one run
+#   lists every finding); ASan always stops at its first report.
 #
 # valgrind: tools/valgrind.sh runs a few tests under memcheck in a normal build.
 set -e
