@@ -602,6 +602,27 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
     PetscCall(MatDestroy(&C));
     PetscCall(MatDestroy(&B));
   }
+  { /* -mat_gpumats_backend cuda without a usable device: MatMult refuses, and the matrix can
+       still be used on the host and destroyed (on several processes no ghost scatter may be
+       left outstanding by the refusal) */
+    PetscBool uses;
+
+    PetscCall(MatDestroy(&A));
+    PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A));
+    PetscCall(MatGpuMatsUsesDevice(A, &uses));
+    if (!uses) {
+      Vec x, y;
+
+      PetscCall(MatCreateVecs(A, &x, &y));
+      PetscCall(VecSet(x, 1.0));
+      PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_CUDA));
+      EXPECT_ERROR(MatMult(A, x, y), "-mat_gpumats_backend cuda", "MatMult with -mat_gpumats_backend cuda and no device");
+      PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&y));
+    }
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(GlobalCSRDestroy(&csr));
   PetscFunctionReturn(0);
