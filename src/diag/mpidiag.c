@@ -187,6 +187,11 @@ static PetscErrorCode MatMultAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MPIDiagCheckAssembled(M, "MatMult"));
+  if (c->backend == GPUMATS_BACKEND_CUDA) { /* refuse before the scatter begins: an error in the block's product would leave it outstanding */
+    PetscBool uses;
+
+    PetscCall(GpuMatsBackendUsesDevice(M, c->backend, &uses));
+  }
   PetscCall(VecScatterBegin(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (y0) PetscCall((*c->A->ops->multadd)(c->A, x, y0, y));
   else PetscCall((*c->A->ops->mult)(c->A, x, y));
