@@ -534,7 +534,7 @@ static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
 static PetscErrorCode BadInputChecks(TestCtx *t)
 {
   GlobalCSR csr;
-  Mat       A, B, C;
+  Mat       A, B, C = NULL;
 
   PetscFunctionBeginUser;
   /* a random sparse matrix: its nonzeros spread over nearly every diagonal */
@@ -555,16 +555,20 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
   PetscCall(MatSetType(A, MATDIAG));
   EXPECT_ERROR(MatDiagSetScheme(A, (MatDiagScheme)42), "Unknown MatDiagScheme", "MatDiagSetScheme(42)");
   PetscCall(MatDestroy(&A));
-  { /* negative sizes: an error (PETSc's or ours), never a matrix */
+  { /* negative sizes: an error, never a matrix.  PETSc's MatSetSizes may refuse them; when it
+       lets them through, diag's MatSetUp must say so itself (on several processes it once passed
+       them on to MatMPIAIJSetPreallocation, whose allocation of a wrapped size failed) */
     PetscErrorCode ierr;
 
     PetscCall(MatCreate(t->comm, &A));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = MatSetSizes(A, -5, -5, -5, -5);
-    if (!ierr) ierr = MatSetType(A, MATDIAG);
-    if (!ierr) ierr = MatSetUp(A);
-    PetscCall(PetscPopErrorHandler());
-    PetscCheck(ierr, t->comm, PETSC_ERR_PLIB, "a diag matrix of -5 x -5: expected an error");
+    if (!ierr) {
+      ierr = MatSetType(A, MATDIAG);
+      if (!ierr) ierr = MatSetUp(A);
+      PetscCall(PetscPopErrorHandler());
+      PetscCall(ExpectError(ierr, "nonnegative", "MatSetUp of a diag matrix of -5 x -5"));
+    } else PetscCall(PetscPopErrorHandler());
     PetscCall(MatDestroy(&A));
   }
 
@@ -588,26 +592,48 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     PetscCheck(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C) != 0, t->comm, PETSC_ERR_PLIB, "MatMatMult of a 20x20 and a 7x7 diag matrix: expected an error");
     PetscCall(PetscPopErrorHandler());
+    PetscCall(MatDestroy(&C)); /* MatMatMult created C before it refused the sizes */
     PetscCall(MatDestroy(&B));
     PetscCall(GlobalCSRDestroy(&small));
   }
   if (t->size == 1) {
     PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "cdm", PETSC_FALSE, &B));
     EXPECT_ERROR(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C), "same -mat_diag_scheme", "the product of an HM and a CDM matrix");
+    PetscCall(MatDestroy(&C));
     PetscCall(MatDestroy(&B));
+  }
+  { /* -mat_gpumats_backend cuda without a usable device: MatMult refuses, and the matrix can
+       still be used on the host and destroyed (on several processes no ghost scatter may be
+       left outstanding by the refusal) */
+    PetscBool uses;
+
+    PetscCall(MatDestroy(&A));
+    PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A));
+    PetscCall(MatGpuMatsUsesDevice(A, &uses));
+    if (!uses) {
+      Vec x, y;
+
+      PetscCall(MatCreateVecs(A, &x, &y));
+      PetscCall(VecSet(x, 1.0));
+      PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_CUDA));
+      EXPECT_ERROR(MatMult(A, x, y), "-mat_gpumats_backend cuda", "MatMult with -mat_gpumats_backend cuda and no device");
+      PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&y));
+    }
   }
   PetscCall(MatDestroy(&A));
   PetscCall(GlobalCSRDestroy(&csr));
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static PetscErrorCode RunTests(void)
 {
   TestCtx  t;
   PetscInt seed = 2024, large = 100000, ncases = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(GpuMatsInitializePackage());
   PetscCall(TestCtxInit(&t, "test_diag_ops", 60));
   PetscOptionsBegin(t.comm, NULL, "test_diag_ops options", NULL);
@@ -626,6 +652,19 @@ int main(int argc, char **argv)
   PetscCall(BadInputChecks(&t));
   PetscCall(PetscPrintf(t.comm, "test_diag_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " results compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, t.ncompared, (double)t.maxerr, (double)t.tol));
   PetscCall(TestCtxDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  ierr = RunTests();
+  /* any error is a failure, with exit status 1: meson would read PETSC_ERR_PLIB (77), the
+     code of the checks, as 'skipped' */
+  if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -23,8 +23,12 @@ void CIHybridMultTransposeHost(const CIHybridFormat *fmt, const PetscScalar *x, 
 {
   PetscInt i, p;
 
-  if (y0 && y0 != y) memcpy(y, y0, (size_t)fmt->ncols * sizeof(PetscScalar));
-  else if (!y0) memset(y, 0, (size_t)fmt->ncols * sizeof(PetscScalar));
+  /* no memcpy/memset of 0 bytes: the arrays of an empty vector may be NULL, which the C
+     library functions do not accept even for a length of 0 (UBSan: nonnull-attribute) */
+  if (fmt->ncols > 0) {
+    if (y0 && y0 != y) memcpy(y, y0, (size_t)fmt->ncols * sizeof(PetscScalar));
+    else if (!y0) memset(y, 0, (size_t)fmt->ncols * sizeof(PetscScalar));
+  }
   for (i = 0; i < fmt->nrows; i++) {
     const int32_t     *ecol = fmt->ell_col + (size_t)i * fmt->pitch;
     const PetscScalar *eval = fmt->ell_val + (size_t)i * fmt->pitch;

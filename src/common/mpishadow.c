@@ -62,6 +62,52 @@ static PetscErrorCode MatDestroy_MPIAIJShadow(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The products are MPIAIJ's: they begin the scatter of the ghost values, run the diagonal
+   block's product, then end the scatter.  A block that refuses to run (-mat_gpumats_backend
+   cuda with no usable device) must refuse before the scatter begins: an error between the
+   two leaves the scatter outstanding, and MatDestroy then fails on it. */
+static PetscErrorCode MPIShadowCheckBackend(Mat A)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+  PetscBool         uses;
+
+  PetscFunctionBegin;
+  if (c->backend == GPUMATS_BACKEND_CUDA) PetscCall(GpuMatsBackendUsesDevice(A, c->backend, &uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIAIJShadow(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall((*MPIShadowOf(A)->parent.mult)(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall((*MPIShadowOf(A)->parent.multadd)(A, x, y0, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIAIJShadow(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall((*MPIShadowOf(A)->parent.multtranspose)(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall((*MPIShadowOf(A)->parent.multtransposeadd)(A, x, y0, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDuplicate_MPIAIJShadow(Mat A, MatDuplicateOption op, Mat *B)
 {
   Mat_MPIAIJShadow *c = MPIShadowOf(A), *d;
@@ -202,11 +248,15 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIShadowClass *cls, 
   PetscCall(PetscMemcpy(c->settings, cls->settings_default, cls->settings_size));
   B->spptr = c;
 
-  B->ops->assemblyend    = MatAssemblyEnd_MPIAIJShadow;
-  B->ops->destroy        = MatDestroy_MPIAIJShadow;
-  B->ops->duplicate      = MatDuplicate_MPIAIJShadow;
-  B->ops->setfromoptions = MatSetFromOptions_MPIAIJShadow;
-  B->ops->view           = MatView_MPIAIJShadow;
+  B->ops->assemblyend      = MatAssemblyEnd_MPIAIJShadow;
+  B->ops->destroy          = MatDestroy_MPIAIJShadow;
+  B->ops->duplicate        = MatDuplicate_MPIAIJShadow;
+  B->ops->setfromoptions   = MatSetFromOptions_MPIAIJShadow;
+  B->ops->view             = MatView_MPIAIJShadow;
+  B->ops->mult             = MatMult_MPIAIJShadow;
+  B->ops->multadd          = MatMultAdd_MPIAIJShadow;
+  B->ops->multtranspose    = MatMultTranspose_MPIAIJShadow;
+  B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJShadow;
 #if defined(PETSC_HAVE_DEVICE)
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
 #endif

@@ -96,6 +96,8 @@ static PetscErrorCode MatSetUp_MPIDiag(Mat M)
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(M->rmap));
   PetscCall(PetscLayoutSetUp(M->cmap));
+  PetscCheck(M->rmap->n >= 0 && M->cmap->n >= 0 && M->rmap->N >= 0 && M->cmap->N >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "diag: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")", M->rmap->N, M->cmap->N, M->rmap->n, M->cmap->n);
   if (c->A || c->stage) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &c->stage));
   PetscCall(MatSetSizes(c->stage, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
@@ -185,6 +187,11 @@ static PetscErrorCode MatMultAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MPIDiagCheckAssembled(M, "MatMult"));
+  if (c->backend == GPUMATS_BACKEND_CUDA) { /* refuse before the scatter begins: an error in the block's product would leave it outstanding */
+    PetscBool uses;
+
+    PetscCall(GpuMatsBackendUsesDevice(M, c->backend, &uses));
+  }
   PetscCall(VecScatterBegin(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (y0) PetscCall((*c->A->ops->multadd)(c->A, x, y0, y));
   else PetscCall((*c->A->ops->mult)(c->A, x, y));
