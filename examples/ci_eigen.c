@@ -518,6 +518,23 @@ static PetscErrorCode CICheckIntOptionRange(const char name[])
   PetscFunctionReturn(0);
 }
 
+/* A real option given as NaN or infinity: named here, before PETSc 3.19+'s own range check refuses it
+   without the option's name ("Newly set value nan. less than allowed bound"). */
+static PetscErrorCode CICheckRealOptionFinite(const char name[])
+{
+  const char *value = NULL;
+  PetscBool   set;
+  char       *end;
+  double      v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
+  if (!set || !value || !value[0]) PetscFunctionReturn(0);
+  v = strtod(value, &end);
+  PetscCheck(end == value || *end || !PetscIsInfOrNanReal((PetscReal)v), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: must be finite", name, value);
+  PetscFunctionReturn(0);
+}
+
 /* "-hubbard ''" (an empty shell variable, say) is not "-hubbard" alone, which means the default 3x4:
    refuse it rather than run the 30-second default case. */
 static PetscErrorCode CICheckEmptyLattice(int argc, char **argv)
@@ -598,7 +615,10 @@ int main(int argc, char **argv)
   {
     const char *intopts[] = {"-hubbard_lx", "-hubbard_ly", "-hubbard_nup", "-hubbard_ndown", "-n", "-ci_seed", "-fci_threads", "-eps_nev", "-eps_ncv", "-eps_mpd", "-eps_max_it"};
 
+    const char *realopts[] = {"-hubbard_t", "-hubbard_u", "-ci_ref_fraction", "-ci_ref_density", "-ci_density", "-ref_tol", "-check_tol", "-fci_droptol"};
+
     for (size_t k = 0; k < sizeof(intopts) / sizeof(intopts[0]); k++) PetscCall(CICheckIntOptionRange(intopts[k]));
+    for (size_t k = 0; k < sizeof(realopts) / sizeof(realopts[0]); k++) PetscCall(CICheckRealOptionFinite(realopts[k]));
   }
   PetscCall(CICheckEmptyLattice(argc, argv));
 
