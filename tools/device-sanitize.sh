@@ -15,6 +15,7 @@ LIMIT=${3:-300}
 CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 LOGS=/tmp/gpumats-sanitizer
 mkdir -p "$OUT" "$LOGS"
+: > "$OUT/sanitizer.partial"
 # name|time limit (s; empty: the default)|extra sanitizer options|command (relative to the build
 # dir).  diag's banded products at n = 33000 under racecheck (140000 rows ran past any limit);
 # the OOM test provokes cudaMalloc failures on purpose: API errors are not reported for it.
@@ -70,14 +71,15 @@ export -f run_one
   grep '|cihybrid_oom|' "$LOGS/jobs" > "$LOGS/jobs.alone"
   while IFS='|' read -r tool name limit opts cmd; do
     while [ "$(jobs -r | wc -l)" -ge "${GPUMATS_SANITIZE_JOBS:-8}" ]; do sleep 1; done
-    run_one "$tool" "$name" "$limit" "$opts" "$cmd" > "$LOGS/result.$tool.$name" &
+    run_one "$tool" "$name" "$limit" "$opts" "$cmd" | tee "$LOGS/result.$tool.$name" >> "$OUT/sanitizer.partial" &
   done < "$LOGS/jobs.shared"
   wait
   while IFS='|' read -r tool name limit opts cmd; do
-    run_one "$tool" "$name" "$limit" "$opts" "$cmd" > "$LOGS/result.$tool.$name"
+    run_one "$tool" "$name" "$limit" "$opts" "$cmd" | tee "$LOGS/result.$tool.$name" >> "$OUT/sanitizer.partial"
   done < "$LOGS/jobs.alone"
   cat "$LOGS"/result.* | sort
 } > "$OUT/sanitizer.txt"
+rm -f "$OUT/sanitizer.partial" # each run's line as it finished, for a script stopped before here
 # the reports of runs with errors, and the end of the output of runs that did not finish cleanly
 for r in "$LOGS"/result.*; do
   grep -qE " (clean|skipped) " "$r" && continue
