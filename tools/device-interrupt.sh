@@ -16,9 +16,11 @@ base=$(used)
 {
   echo "GPU memory used before: $base MiB"
   for sig in TERM INT; do
-    for delay in 0.5 1.5 3 5; do
+    for delay in 0.3 0.7 1.1 1.6 2.2; do
       n=$((n + 1))
-      "$B/examples/ci_eigen" -dll_append "$B/libgpumats.so" -mat_type cihybrid -hubbard 3x4 \
+      # through timeout(1), which forwards the signal: a background job of a non-interactive shell
+      # ignores SIGINT itself; stdbuf so that the log tells which phase the signal hit
+      timeout -k 5 120 stdbuf -oL "$B/examples/ci_eigen" -dll_append "$B/libgpumats.so" -mat_type cihybrid -hubbard 3x4 \
         -save "$W/H.bin" > "$W/log.$sig.$delay" 2>&1 &
       pid=$!
       sleep "$delay"
@@ -27,7 +29,7 @@ base=$(used)
       rc=$?
       sleep 1 # the driver tears the context down after the process is gone
       now=$(used) left=$(apps) tmp=$(ls "$W" | grep -c '\.tmp\.')
-      phase=$(grep -E "^(Determinants|Matrix:|Build time|Matrix saved|Eigensolver)" "$W/log.$sig.$delay" | tail -1 | cut -c1-40)
+      phase=$(grep -E "^(Determinants|Matrix:|Build time|Matrix saved|Eigensolver|Products)" "$W/log.$sig.$delay" | tail -1 | cut -c1-40)
       ok=yes
       [ "$left" -eq 0 ] && [ $((now - base)) -le 64 ] && [ "$tmp" -eq 0 ] || ok=NO
       [ "$ok" = yes ] || fail=$((fail + 1))

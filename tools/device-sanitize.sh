@@ -16,6 +16,7 @@ CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 LOGS=/tmp/gpumats-sanitizer
 mkdir -p "$OUT" "$LOGS"
 : > "$OUT/sanitizer.partial"
+rm -f "$LOGS"/result.* "$LOGS"/*.log # a warm machine keeps the last run's
 # name|time limit (s; empty: the default)|extra sanitizer options|command (relative to the build
 # dir).  diag's banded products at n = 33000 under racecheck (140000 rows ran past any limit);
 # the OOM test provokes cudaMalloc failures on purpose: API errors are not reported for it.
