@@ -946,13 +946,5 @@ static PetscErrorCode RunTests(void)
 
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  ierr = RunTests();
-  /* any error is a failure, with exit status 1: meson would read PETSC_ERR_PLIB (77) as 'skipped' */
-  if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
-  PetscCall(PetscFinalize());
-  return 0;
+  return TestMain(argc, argv, help, RunTests);
 }

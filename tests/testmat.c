@@ -480,3 +480,15 @@ PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const 
   PetscCheck(specific && strstr(specific, must_contain), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the error message does not say '%s': %s", what, must_contain, specific ? specific : "(none)");
   PetscFunctionReturn(0);
 }
+
+int TestMain(int argc, char **argv, const char help[], PetscErrorCode (*run)(void))
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  ierr = run();
+  if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -63,3 +63,8 @@ PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const 
 PetscErrorCode TestCtxInit(TestCtx *t, const char *name, PetscInt maxsize);
 PetscErrorCode TestCtxSeed(TestCtx *t, PetscInt seed);
 PetscErrorCode TestCtxDestroy(TestCtx *t);
+
+/* PetscInitialize, run(), PetscFinalize: the exit status of a test program.  Any error of run() is a
+   failure with exit status 1 (MPI_Abort): returned from main, PETSC_ERR_PLIB (77), the code of the
+   checks, would read as 'skipped' in meson. */
+int TestMain(int argc, char **argv, const char help[], PetscErrorCode (*run)(void));
