@@ -16,16 +16,7 @@ EXE=$1
 LIB=$2
 case $EXE in /*) ;; *) EXE=$PWD/$EXE ;; esac
 case $LIB in /*) ;; *) LIB=$PWD/$LIB ;; esac
-# Open MPI refuses root without these (singleton runs: no mpiexec)
-OMPI_ALLOW_RUN_AS_ROOT=1
-OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-# the environment's PETSc options would change what is tested: only what a CUDA PETSc on an MPI that
-# is not GPU-aware needs to start at all is kept
-case " ${PETSC_OPTIONS:-} " in
-  *" -use_gpu_aware_mpi 0 "*) PETSC_OPTIONS="-use_gpu_aware_mpi 0"; export PETSC_OPTIONS ;;
-  *) unset PETSC_OPTIONS ;;
-esac
+. "$(dirname "$0")/ci_eigen_env.sh"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/ci_eigen_badopts.XXXXXX") || exit 2
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
