@@ -12,8 +12,7 @@ Options:\n\
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
+#include "testmat.h"
 
 /* ------------------------------------------------------------------ */
 /* the case machinery                                                  */
@@ -356,29 +355,15 @@ static PetscBool     as_limited = PETSC_FALSE;
 
 static PetscErrorCode LimitAddressSpace(void)
 {
-  FILE         *f;
-  unsigned long pages = 0;
-  struct rlimit lim;
-
   PetscFunctionBeginUser;
-  if (!runner.limit_as) PetscFunctionReturn(0);
-  f = fopen("/proc/self/statm", "r");
-  if (!f) PetscFunctionReturn(0);
-  if (fscanf(f, "%lu", &pages) != 1) pages = 0;
-  fclose(f);
-  if (!pages || getrlimit(RLIMIT_AS, &saved_as)) PetscFunctionReturn(0);
-  lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
-  lim.rlim_max = saved_as.rlim_max;
-  if (saved_as.rlim_cur != RLIM_INFINITY && saved_as.rlim_cur < lim.rlim_cur) PetscFunctionReturn(0);
-  if (!setrlimit(RLIMIT_AS, &lim)) as_limited = PETSC_TRUE;
+  if (runner.limit_as) PetscCall(TestLimitAddressSpace(&saved_as, &as_limited));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode RestoreAddressSpace(void)
 {
   PetscFunctionBeginUser;
-  if (as_limited) PetscCheck(!setrlimit(RLIMIT_AS, &saved_as), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot restore the address-space limit");
-  as_limited = PETSC_FALSE;
+  PetscCall(TestRestoreAddressSpace(&saved_as, &as_limited));
   PetscFunctionReturn(0);
 }
 
@@ -772,13 +757,5 @@ static PetscErrorCode RunTests(void)
 
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  ierr = RunTests();
-  /* any error is a failure, with exit status 1: meson would read PETSC_ERR_PLIB (77) as 'skipped' */
-  if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
-  PetscCall(PetscFinalize());
-  return 0;
+  return TestMain(argc, argv, help, RunTests);
 }

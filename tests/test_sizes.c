@@ -8,35 +8,12 @@ so that an accidental huge allocation fails at once instead of swapping.\n\
 #include <petscmat.h>
 #include <gpumats.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/resource.h>
 #include "testmat.h"
 #include "pcsr/pcsr_format.h"
 #include "diag/diag_format.h"
 #include "cihybrid/cihybrid_format.h"
 
 #define INT32_LIMIT ((PetscInt64)2147483647)
-
-/* what the process uses now + 1 GiB (as tests/test_cihybrid_badinput.c) */
-static PetscErrorCode LimitAddressSpace(PetscBool *limited)
-{
-  FILE         *f;
-  unsigned long pages = 0;
-  struct rlimit cur, lim;
-
-  PetscFunctionBeginUser;
-  *limited = PETSC_FALSE;
-  f        = fopen("/proc/self/statm", "r");
-  if (!f) PetscFunctionReturn(0);
-  if (fscanf(f, "%lu", &pages) != 1) pages = 0;
-  fclose(f);
-  if (!pages || getrlimit(RLIMIT_AS, &cur)) PetscFunctionReturn(0);
-  lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
-  lim.rlim_max = cur.rlim_max;
-  if (cur.rlim_cur != RLIM_INFINITY && cur.rlim_cur < lim.rlim_cur) PetscFunctionReturn(0);
-  if (!setrlimit(RLIMIT_AS, &lim)) *limited = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
 
 /* ---- pcsr ---------------------------------------------------------------------------- */
 
@@ -166,13 +143,14 @@ static PetscErrorCode CIHybridSizes(void)
 
 int main(int argc, char **argv)
 {
-  PetscBool limit_as = PETSC_TRUE, limited = PETSC_FALSE;
+  PetscBool     limit_as = PETSC_TRUE, limited = PETSC_FALSE;
+  struct rlimit saved;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(GpuMatsInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-limit_as", &limit_as, NULL));
-  if (limit_as) PetscCall(LimitAddressSpace(&limited));
+  if (limit_as) PetscCall(TestLimitAddressSpace(&saved, &limited));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "address space %s\n", limited ? "limited to what the process uses + 1 GiB" : "not limited"));
   PetscCall(PCSRSizes());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pcsr: the device limits and their messages: ok\n"));

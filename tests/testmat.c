@@ -1,6 +1,8 @@
 /* The matrix-type tests' shared helpers (testmat.h). */
 #include "testmat.h"
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* the test context                                                    */
@@ -491,4 +493,32 @@ int TestMain(int argc, char **argv, const char help[], PetscErrorCode (*run)(voi
   if (ierr) PetscCallMPI(MPI_Abort(PETSC_COMM_WORLD, 1));
   PetscCall(PetscFinalize());
   return 0;
+}
+
+PetscErrorCode TestLimitAddressSpace(struct rlimit *saved, PetscBool *limited)
+{
+  FILE         *f;
+  unsigned long pages = 0;
+  struct rlimit lim;
+
+  PetscFunctionBeginUser;
+  *limited = PETSC_FALSE;
+  f        = fopen("/proc/self/statm", "r");
+  if (!f) PetscFunctionReturn(0);
+  if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+  fclose(f);
+  if (!pages || getrlimit(RLIMIT_AS, saved)) PetscFunctionReturn(0);
+  lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
+  lim.rlim_max = saved->rlim_max;
+  if (saved->rlim_cur != RLIM_INFINITY && saved->rlim_cur < lim.rlim_cur) PetscFunctionReturn(0);
+  if (!setrlimit(RLIMIT_AS, &lim)) *limited = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestRestoreAddressSpace(const struct rlimit *saved, PetscBool *limited)
+{
+  PetscFunctionBeginUser;
+  if (*limited) PetscCheck(!setrlimit(RLIMIT_AS, saved), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot restore the address-space limit");
+  *limited = PETSC_FALSE;
+  PetscFunctionReturn(0);
 }

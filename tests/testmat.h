@@ -3,6 +3,7 @@
    and the comparison of the four products with MATAIJ. */
 #pragma once
 #include <petscmat.h>
+#include <sys/resource.h>
 
 typedef struct {
   MPI_Comm    comm;
@@ -68,3 +69,10 @@ PetscErrorCode TestCtxDestroy(TestCtx *t);
    failure with exit status 1 (MPI_Abort): returned from main, PETSC_ERR_PLIB (77), the code of the
    checks, would read as 'skipped' in meson. */
 int TestMain(int argc, char **argv, const char help[], PetscErrorCode (*run)(void));
+
+/* Limits the address space to what the process uses now + 1 GiB, so that a size check that fails
+   shows as a quick allocation failure instead of a machine swapping: *saved gets the limit before,
+   *limited whether it was set (not without /proc, nor under a lower limit already in force).
+   TestRestoreAddressSpace puts the saved limit back (when limited) and clears *limited. */
+PetscErrorCode TestLimitAddressSpace(struct rlimit *saved, PetscBool *limited);
+PetscErrorCode TestRestoreAddressSpace(const struct rlimit *saved, PetscBool *limited);
