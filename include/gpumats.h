@@ -82,6 +82,47 @@ typedef struct {
 } MatCIHybridInfo;
 PETSC_EXTERN PetscErrorCode MatCIHybridGetInfo(Mat, MatCIHybridInfo *);
 
+/* Assembly on the device (CUDA builds, one process): a generator writes the rows straight
+   into the device arrays of a sequential cihybrid matrix, with no host AIJ copy and no
+   upload.  Two calls, each launching its kernels on 'stream' (a cudaStream_t):
+     count: the length of every row (entries to be stored, diagonal included) into
+            len[0..nrows-1], int device memory;
+     fill:  the rows into 'arrays', columns ascending within each row: the p-th entry of row
+            r goes to the ELLPACK slot r*pitch + p when p < ell_len[r], else to remainder
+            slot csr_start[r] + p - ell_len[r] (MatCIHybridDeviceSetEntry in
+            gpumats_cihybrid_device.h does this); the padding slots are preset and must not
+            be written.  The row lengths must be those 'count' gave.
+   Every row is checked on the device after 'fill' (columns in range and ascending, padding
+   untouched): a bad row is an error naming it. */
+typedef struct {
+  PetscInt     nrows, ncols, pitch;
+  const int   *ell_len;   /* nrows, or NULL when no row has ELLPACK entries */
+  const int   *csr_start; /* nrows + 1 */
+  int         *ell_col;   /* nrows x pitch, row-major */
+  PetscScalar *ell_val;
+  int         *csr_col;
+  PetscScalar *csr_val;
+} MatCIHybridDeviceArrays;
+
+typedef struct {
+  PetscErrorCode (*count)(void *ctx, void *stream, int *len);
+  PetscErrorCode (*fill)(void *ctx, void *stream, const MatCIHybridDeviceArrays *arrays);
+  void *ctx;
+} MatCIHybridDeviceRows;
+
+/* A: MatCreate + MatSetSizes + MatSetType(cihybrid) on one process (sizes m x n); returns it
+   assembled, its products on the device.  The host AIJ copy is made only when a host
+   operation needs it (MatGetRow, MatView other than the info formats, MatConvert, MatDuplicate,
+   factorizations, MatSetValues, host products...): MatCIHybridMakeHostCopy() makes it at once.
+   MatMult, MatMultTranspose, MatMultAdd, MatProduct with a dense B, MatGetDiagonal, MatGetInfo
+   and MatView info need none.  An error, with a way forward, when the products of A do not run
+   on a device (no GPU, -mat_gpumats_backend host, or gpumats without CUDA). */
+PETSC_EXTERN PetscErrorCode MatCIHybridAssembleOnDevice(Mat, const MatCIHybridDeviceRows *);
+PETSC_EXTERN PetscErrorCode MatCIHybridMakeHostCopy(Mat);
+/* Does A hold its entries on the device only (assembled by MatCIHybridAssembleOnDevice(),
+   no host copy made yet)? */
+PETSC_EXTERN PetscErrorCode MatCIHybridIsDeviceOnly(Mat, PetscBool *);
+
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatPCSRSetKernel(Mat, MatPCSRKernel);
 PETSC_EXTERN PetscErrorCode MatPCSRGetKernel(Mat, MatPCSRKernel *);

@@ -40,6 +40,7 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJCIHYBRID, MatCreate_SeqAIJCIHybrid));
   PetscCall(MatRegister(MATMPIAIJCIHYBRID, MatCreate_MPIAIJCIHybrid));
   PetscCall(MatRegisterRootName(MATCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
+  PetscCall(MatCIHybridRegisterFactors());
   PetscCall(MatRegister(MATSEQAIJPCSR, MatCreate_SeqAIJPCSR));
   PetscCall(MatRegister(MATMPIAIJPCSR, MatCreate_MPIAIJPCSR));
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));

@@ -1,6 +1,7 @@
 /* C interface to the CIHYBRID device kernels (cuda/cihybrid/). */
 #pragma once
 #include "../../src/cihybrid/cihybrid_format.h"
+#include <gpumats.h>
 
 #if defined(__cplusplus)
 extern "C" {
@@ -21,6 +22,15 @@ PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const P
 /* The values only, from aa (structure unchanged). */
 PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa);
 PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev);
+/* Device assembly (cihybrid_generate.cu).  CountRows: rows->count's lengths into the host
+   array len.  CreateFromRows: the arrays of 'layout' allocated, padding preset, written by
+   rows->fill and checked row by row.  Download: the four arrays into the host format fmt
+   (allocated with malloc, as the builder's).  GetDiagonal: min(rows, cols) entries into the
+   device array diag. */
+PetscErrorCode CIHybridDeviceCountRows(PetscInt nrows, const MatCIHybridDeviceRows *rows, PetscInt *len);
+PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const MatCIHybridDeviceRows *rows, CIHybridDevice *dev);
+PetscErrorCode CIHybridDeviceDownload(CIHybridDevice dev, CIHybridFormat *fmt);
+PetscErrorCode CIHybridDeviceGetDiagonal(CIHybridDevice dev, PetscScalar *diag);
 PetscErrorCode CIHybridDeviceBytes(CIHybridDevice dev, size_t *bytes);
 /* y = A x (+ y0), all pointers device memory; y0 may be NULL or equal y. Runs on GpuMatsCUDAStream(). */
 PetscErrorCode CIHybridDeviceMult(CIHybridDevice dev, CIHybridKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);

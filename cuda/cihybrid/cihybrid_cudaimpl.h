@@ -17,6 +17,10 @@ struct _n_CIHybridDevice {
   size_t       spmm_work_bytes;
 };
 
+/* Allocates d's arrays for the layout fmt (sizes checked) and copies ell_len and csr_start
+   there; on error the caller destroys d. */
+PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt);
+
 /* Variants of CIHYBRID_KERNEL_TUNED, timed against each other by
    examples/bench_cihybrid; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs. */
 typedef enum {

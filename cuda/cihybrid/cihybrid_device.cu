@@ -156,8 +156,9 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   PetscFunctionReturn(0);
 }
 
-/* Allocates every array of d and fills it; on error the caller releases what was allocated. */
-static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridFormat *fmt, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+/* Allocates every array of d for the layout fmt and copies the layout (ell_len, csr_start) to
+   it; on error the caller releases what was allocated. */
+PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt)
 {
   const size_t nrows     = (size_t)fmt->nrows;
   const size_t ell_slots = nrows * (size_t)fmt->pitch;
@@ -165,6 +166,7 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
   char         what[128];
 
   PetscFunctionBegin;
+  PetscCall(CIHybridDeviceCheckLayout(fmt));
   d->nrows   = fmt->nrows;
   d->ncols   = fmt->ncols;
   d->width   = fmt->width;
@@ -185,7 +187,6 @@ static PetscErrorCode CIHybridDeviceUpload(CIHybridDevice d, const CIHybridForma
 
   if (d->ell_len) PetscCall(GpuMatsCUDACopyToDevice(d->ell_len, fmt->ell_len, nrows * sizeof(int32_t)));
   if (d->csr_start) PetscCall(GpuMatsCUDACopyToDevice(d->csr_start, fmt->csr_start, (nrows + 1) * sizeof(int32_t)));
-  PetscCall(CIHybridDeviceFill(d, fmt->max_row_len, ai, aj, aa));
   PetscFunctionReturn(0);
 }
 
@@ -213,9 +214,9 @@ PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const P
 
   PetscFunctionBegin;
   *dev = NULL;
-  PetscCall(CIHybridDeviceCheckLayout(layout));
   PetscCall(PetscNew(&d));
-  ierr = CIHybridDeviceUpload(d, layout, ai, aj, aa);
+  ierr = CIHybridDeviceAllocateArrays(d, layout);
+  if (!ierr) ierr = CIHybridDeviceFill(d, layout->max_row_len, ai, aj, aa);
   if (ierr) { /* release what was allocated before the failure, then pass the error on */
     (void)CIHybridDeviceDestroy(&d);
     PetscCall(ierr);

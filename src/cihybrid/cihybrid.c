@@ -48,7 +48,10 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  if (h->boundary != s->boundary || h->split != s->split) h->shadow.built = PETSC_FALSE;
+  if (h->boundary != s->boundary || h->split != s->split) { /* a new layout is made from the host AIJ */
+    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+    h->shadow.built = PETSC_FALSE;
+  }
   h->boundary     = s->boundary;
   h->split        = s->split;
   h->paper_kernel = s->paper_kernel;
@@ -85,6 +88,7 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   Mat B;
 
   PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
@@ -113,6 +117,7 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
+  PetscCall(MatCIHybridComposeDeviceOnly(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

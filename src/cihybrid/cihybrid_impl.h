@@ -15,6 +15,8 @@ typedef struct {
   double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
   PetscBool        host_current; /* fmt's arrays hold the current values */
   PetscBool        dev_current;  /* the device copy holds the current values */
+  PetscBool        device_only;  /* assembled on the device, host AIJ still empty (cihybrid_device_only.c) */
+  struct _MatOps   host_ops;     /* the full table, put back when the host copy is made */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice dev;
 #endif
@@ -36,6 +38,13 @@ PETSC_INTERN PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat, CIHybridS
 PETSC_INTERN PetscErrorCode CIHybridSettingsFromOptions(Mat, CIHybridSettings *, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
+/* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */
+PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const PetscInt *, const PetscInt *);
+
+/* device assembly (cihybrid_device_only.c) */
+PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);
+PETSC_INTERN PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
 
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

@@ -25,7 +25,7 @@ static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CI
 
 /* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
    arrays are filled later, on the side that multiplies. */
-static PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
+PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
 {
   PetscInt       m = A->rmap->n, boundary = h->boundary, maxlen = 0, i;
   CIHybridStatus status;
@@ -67,6 +67,10 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
+  if (h->device_only) { /* built on the device: current there; the host side needs the host copy */
+    if (*on_device) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  }
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->dev_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));

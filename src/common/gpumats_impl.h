@@ -146,4 +146,5 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;

@@ -1,0 +1,361 @@
+/* MATSEQAIJCIHYBRID assembled on the device (MatCIHybridAssembleOnDevice): the entries live in
+   the device arrays only, and the host AIJ, the master copy of every other cihybrid matrix,
+   stays empty until a host operation needs it.
+
+   While the matrix is device-only its ops table holds only what needs no host copy (the
+   multiplies, MatGetDiagonal, MatGetInfo, info views, options, destroy) and, for the common host
+   operations, wrappers that make the host copy first and then run AIJ's operation; every other
+   op is NULL, so PETSc answers "no method" instead of reading the empty AIJ.  Making the host
+   copy (MatCIHybridMakeHostCopy) downloads the arrays, fills the AIJ with them and restores
+   AIJ's table: the matrix is then an ordinary cihybrid matrix whose device copy is current. */
+#include "cihybrid/cihybrid_impl.h"
+
+PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+#if GPUMATS_HAVE_CUDA
+  CIHybridFormat *f = &h->fmt;
+  PetscInt       *rowptr, *cols;
+  PetscScalar    *vals;
+  PetscLogDouble  t0, t1;
+  PetscInt64      nnz = 0;
+  PetscBool3      symmetric, hermitian, structurally_symmetric, spd;
+  PetscBool       eternal[3];
+#endif
+
+  PetscFunctionBegin;
+  if (!h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
+#if GPUMATS_HAVE_CUDA
+  PetscCall(PetscTime(&t0));
+  *A->ops         = h->host_ops;
+  h->device_only  = PETSC_FALSE;
+  PetscCall(CIHybridDeviceDownload(h->dev, f));
+  PetscCall(PetscMalloc3(f->nrows + 1, &rowptr, f->nnz, &cols, f->nnz, &vals));
+  rowptr[0] = 0;
+  for (PetscInt i = 0; i < f->nrows; i++) {
+    const PetscInt s = f->ell_len[i];
+
+    for (PetscInt p = 0; p < s; p++, nnz++) {
+      cols[nnz] = f->ell_col[(size_t)i * f->pitch + p];
+      vals[nnz] = f->ell_val[(size_t)i * f->pitch + p];
+    }
+    for (PetscInt k = f->csr_start[i]; k < f->csr_start[i + 1]; k++, nnz++) {
+      cols[nnz] = f->csr_col[k];
+      vals[nnz] = f->csr_val[k];
+    }
+    rowptr[i + 1] = (PetscInt)nnz;
+  }
+  CIHybridFormatFreeArrays(f);
+  /* the AIJ fill forgets what is known of the symmetry */
+  symmetric              = A->symmetric;
+  hermitian              = A->hermitian;
+  structurally_symmetric = A->structurally_symmetric;
+  spd                    = A->spd;
+  eternal[0]             = A->symmetry_eternal;
+  eternal[1]             = A->structural_symmetry_eternal;
+  eternal[2]             = A->spd_eternal;
+  PetscCall(MatSeqAIJSetPreallocationCSR(A, rowptr, cols, vals));
+  A->symmetric                   = symmetric;
+  A->hermitian                   = hermitian;
+  A->structurally_symmetric      = structurally_symmetric;
+  A->spd                         = spd;
+  A->symmetry_eternal            = eternal[0];
+  A->structural_symmetry_eternal = eternal[1];
+  A->spd_eternal                 = eternal[2];
+  PetscCall(PetscFree3(rowptr, cols, vals));
+  /* the device copy holds these very values */
+  PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+  h->host_current = PETSC_FALSE;
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "Host AIJ copy of the device-built matrix made: %" PetscInt64_FMT " nonzeros, %.1f MB, %g s\n", nnz, (double)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridMakeHostCopy(Mat A)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscTryMethod(A, "MatCIHybridMakeHostCopy_C", (Mat), (A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCIHybridIsDeviceOnly_SeqAIJCIHybrid(Mat A, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((Mat_SeqAIJCIHybrid *)A->spptr)->device_only;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridIsDeviceOnly(Mat A, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  *flg = PETSC_FALSE;
+  PetscTryMethod(A, "MatCIHybridIsDeviceOnly_C", (Mat, PetscBool *), (A, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridAssembleOnDevice(Mat A, const MatCIHybridDeviceRows *rows)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridAssembleOnDevice_C", (Mat, const MatCIHybridDeviceRows *), (A, rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the ops of a device-only matrix ------------------------------------------------------- */
+
+/* An op that reads the host AIJ: make the host copy, which restores AIJ's table, then run it. */
+#define CIHYBRID_HOST_OP(op, params, args) \
+  static PetscErrorCode CIHybridHostOp_##op params \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A)); \
+    PetscCall((*A->ops->op) args); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+
+CIHYBRID_HOST_OP(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v))
+CIHYBRID_HOST_OP(getrowij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
+CIHYBRID_HOST_OP(getcolumnij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
+CIHYBRID_HOST_OP(norm, (Mat A, NormType type, PetscReal *nrm), (A, type, nrm))
+CIHYBRID_HOST_OP(zeroentries, (Mat A), (A))
+CIHYBRID_HOST_OP(scale, (Mat A, PetscScalar a), (A, a))
+CIHYBRID_HOST_OP(shift, (Mat A, PetscScalar a), (A, a))
+CIHYBRID_HOST_OP(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
+CIHYBRID_HOST_OP(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
+CIHYBRID_HOST_OP(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r))
+CIHYBRID_HOST_OP(diagonalset, (Mat A, Vec d, InsertMode mode), (A, d, mode))
+CIHYBRID_HOST_OP(axpy, (Mat A, PetscScalar a, Mat X, MatStructure str), (A, a, X, str))
+CIHYBRID_HOST_OP(copy, (Mat A, Mat B, MatStructure str), (A, B, str))
+CIHYBRID_HOST_OP(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B))
+CIHYBRID_HOST_OP(equal, (Mat A, Mat B, PetscBool *flg), (A, B, flg))
+CIHYBRID_HOST_OP(duplicate, (Mat A, MatDuplicateOption op, Mat *B), (A, op, B))
+CIHYBRID_HOST_OP(createsubmatrix, (Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B), (A, isrow, iscol, reuse, B))
+CIHYBRID_HOST_OP(createsubmatrices, (Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse reuse, Mat *B[]), (A, n, irow, icol, reuse, B))
+CIHYBRID_HOST_OP(issymmetric, (Mat A, PetscReal tol, PetscBool *flg), (A, tol, flg))
+CIHYBRID_HOST_OP(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+CIHYBRID_HOST_OP(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+CIHYBRID_HOST_OP(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+CIHYBRID_HOST_OP(zerorows, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
+CIHYBRID_HOST_OP(zerorowscolumns, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
+CIHYBRID_HOST_OP(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d))
+CIHYBRID_HOST_OP(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x))
+CIHYBRID_HOST_OP(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values))
+CIHYBRID_HOST_OP(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov))
+CIHYBRID_HOST_OP(productsetfromoptions, (Mat A), (A))
+CIHYBRID_HOST_OP(assemblybegin, (Mat A, MatAssemblyType type), (A, type))
+CIHYBRID_HOST_OP(assemblyend, (Mat A, MatAssemblyType type), (A, type))
+CIHYBRID_HOST_OP(load, (Mat A, PetscViewer viewer), (A, viewer))
+
+/* MatProduct with A first: only C = A * dense runs on the device copy, which the dense-product
+   code (dense_product.c) reaches through A's update; other products read the AIJ. */
+static PetscErrorCode CIHybridDeviceOnly_ProductSetFromOptions(Mat C)
+{
+  Mat A = C->product->A;
+
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall((*A->ops->productsetfromoptions)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridDeviceOnly_GetInfo(Mat A, MatInfoType flag, MatInfo *info)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*h->host_ops.getinfo)(A, flag, info));
+  info->nz_allocated = (PetscLogDouble)h->fmt.nnz;
+  info->nz_used      = (PetscLogDouble)h->fmt.nnz;
+  info->nz_unneeded  = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CIHybridDeviceOnly_View(Mat A, PetscViewer viewer)
+{
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "built on the device: no host AIJ copy (made when a host operation asks for it)\n"));
+    PetscCall(MatCIHybridView_Info(A, viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall((*A->ops->view)(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if GPUMATS_HAVE_CUDA
+static PetscErrorCode CIHybridDeviceOnly_GetDiagonal(Mat A, Vec v)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  PetscBool           on_device;
+  GpuMatsDeviceVec    dv;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
+  if (!on_device) {
+    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+    PetscCall((*A->ops->getdiagonal)(A, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(GpuMatsVecGetDeviceArray(v, GPUMATS_WRITE, &h->shadow.stage_y, &dv));
+  PetscCall(CIHybridDeviceGetDiagonal(h->dev, dv.device));
+  PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* The table of a device-only matrix, from AIJ's (+ the shadow's) table 'full'. */
+static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *ops)
+{
+  PetscMemzero(ops, sizeof(*ops));
+  /* no host copy needed */
+  ops->mult             = full->mult;
+  ops->multadd          = full->multadd;
+  ops->multtranspose    = full->multtranspose;
+  ops->multtransposeadd = full->multtransposeadd;
+  ops->destroy          = full->destroy;
+  ops->setoption        = full->setoption;
+  ops->setfromoptions   = full->setfromoptions;
+  ops->getvecs          = full->getvecs;
+  ops->bindtocpu        = full->bindtocpu;
+  ops->getinfo          = CIHybridDeviceOnly_GetInfo;
+  ops->view             = CIHybridDeviceOnly_View;
+#if GPUMATS_HAVE_CUDA
+  ops->getdiagonal = CIHybridDeviceOnly_GetDiagonal;
+#endif
+  ops->productsetfromoptions = CIHybridDeviceOnly_ProductSetFromOptions;
+  /* the host copy first */
+  ops->getrow              = CIHybridHostOp_getrow;
+  ops->getrowij            = CIHybridHostOp_getrowij;
+  ops->getcolumnij         = CIHybridHostOp_getcolumnij;
+  ops->norm                = CIHybridHostOp_norm;
+  ops->zeroentries         = CIHybridHostOp_zeroentries;
+  ops->scale               = CIHybridHostOp_scale;
+  ops->shift               = CIHybridHostOp_shift;
+  ops->setvalues           = CIHybridHostOp_setvalues;
+  ops->getvalues           = CIHybridHostOp_getvalues;
+  ops->diagonalscale       = CIHybridHostOp_diagonalscale;
+  ops->diagonalset         = CIHybridHostOp_diagonalset;
+  ops->axpy                = CIHybridHostOp_axpy;
+  ops->copy                = CIHybridHostOp_copy;
+  ops->transpose           = CIHybridHostOp_transpose;
+  ops->equal               = CIHybridHostOp_equal;
+  ops->duplicate           = CIHybridHostOp_duplicate;
+  ops->createsubmatrix     = CIHybridHostOp_createsubmatrix;
+  ops->createsubmatrices   = CIHybridHostOp_createsubmatrices;
+  ops->issymmetric         = CIHybridHostOp_issymmetric;
+  ops->getrowmaxabs        = CIHybridHostOp_getrowmaxabs;
+  ops->getrowmax           = CIHybridHostOp_getrowmax;
+  ops->getrowmin           = CIHybridHostOp_getrowmin;
+  ops->zerorows            = CIHybridHostOp_zerorows;
+  ops->zerorowscolumns     = CIHybridHostOp_zerorowscolumns;
+  ops->missingdiagonal     = CIHybridHostOp_missingdiagonal;
+  ops->sor                 = CIHybridHostOp_sor;
+  ops->invertblockdiagonal = CIHybridHostOp_invertblockdiagonal;
+  ops->increaseoverlap     = CIHybridHostOp_increaseoverlap;
+  ops->assemblybegin       = CIHybridHostOp_assemblybegin;
+  ops->assemblyend         = CIHybridHostOp_assemblyend;
+  ops->load                = CIHybridHostOp_load;
+  (void)CIHybridHostOp_productsetfromoptions; /* products go through CIHybridDeviceOnly_ProductSetFromOptions, which takes A from C */
+}
+
+/* ---- the assembly ---------------------------------------------------------------------------- */
+
+PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybridDeviceRows *rows)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  PetscBool           on_device;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutSetUp(A->rmap));
+  PetscCall(PetscLayoutSetUp(A->cmap));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
+  PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
+  PetscCheck(h->split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
+  PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
+#if GPUMATS_HAVE_CUDA
+  {
+    const PetscInt m = A->rmap->n;
+    PetscInt      *len, *rowptr;
+    PetscInt64     nnz = 0;
+    PetscLogDouble t0, t1, t2;
+
+    if (h->device_only) { /* assembled again: the old entries go, no host copy of them is needed */
+      *A->ops        = h->host_ops;
+      h->device_only = PETSC_FALSE;
+    }
+    PetscCall(PetscTime(&t0));
+    PetscCall(PetscMalloc2(m, &len, m + 1, &rowptr));
+    PetscCall(CIHybridDeviceCountRows(m, rows, len));
+    rowptr[0] = 0;
+    for (PetscInt i = 0; i < m; i++) {
+      PetscCheck(len[i] <= A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatCIHybridAssembleOnDevice: row %" PetscInt_FMT " has %" PetscInt_FMT " entries, more than the %" PetscInt_FMT " columns", i, len[i], A->cmap->n);
+      nnz += len[i];
+      PetscCheck(nnz <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: more than %" PetscInt_FMT " nonzeros on one process (row %" PetscInt_FMT "): beyond the 32-bit device indices; use the MPI host assembly on more processes", (PetscInt)PETSC_MAX_INT, i);
+      rowptr[i + 1] = (PetscInt)nnz;
+    }
+    PetscCall(PetscTime(&t1));
+    /* the host AIJ: empty and assembled */
+    PetscCall(MatSeqAIJSetPreallocation(A, 0, NULL));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
+    PetscCall(CIHybridLayout(A, h, rowptr, NULL));
+    PetscCall(PetscFree2(len, rowptr));
+    PetscCall(CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev));
+    PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
+    PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+    h->shadow.nnz   = h->fmt.nnz;
+    h->dev_current  = PETSC_TRUE;
+    h->host_current = PETSC_FALSE;
+    h->device_only  = PETSC_TRUE;
+    h->host_ops     = *A->ops;
+    CIHybridDeviceOnlyOps(&h->host_ops, A->ops);
+    PetscCall(PetscTime(&t2));
+    PetscCall(PetscInfo(A, "Assembled on the device: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; counting %g s, layout + fill + check %g s; no host copy\n", m, A->cmap->n, nnz, t1 - t0, t2 - t1));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
+static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
+  PetscBool foundtype, foundmtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
+  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
+  PetscCall((*aij)(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_LU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ILU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ICC, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridComposeDeviceOnly(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", set ? MatCIHybridAssembleOnDevice_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridMakeHostCopy_C", set ? MatCIHybridMakeHostCopy_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridIsDeviceOnly_C", set ? MatCIHybridIsDeviceOnly_SeqAIJCIHybrid : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
