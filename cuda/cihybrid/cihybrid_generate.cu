@@ -93,8 +93,10 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
   PetscCall(GpuMatsCUDAGetStream(&stream));
   PetscCall(PetscNew(&d));
   ierr = CIHybridDeviceAllocateArrays(d, layout);
-  /* the padding: column -1 (all bits set), value 0 */
+  /* the padding: column -1 (all bits set), value 0; the remainder's columns -1 too, so that an
+     entry the generator leaves out fails the check */
   if (!ierr) ierr = GpuMatsCUDAMemset(d->ell_col, 0xff, (size_t)d->nrows * d->pitch * sizeof(int32_t));
+  if (!ierr) ierr = GpuMatsCUDAMemset(d->csr_col, 0xff, (size_t)d->nnz_csr * sizeof(int32_t));
   if (!ierr) ierr = GpuMatsCUDAMemset(d->ell_val, 0, (size_t)d->nrows * d->pitch * sizeof(PetscScalar));
   if (!ierr) {
     arrays.nrows     = d->nrows;

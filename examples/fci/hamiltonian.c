@@ -9,7 +9,11 @@
    (ia|jb) - (ib|ja); an alpha-beta double is the product of the two single
    phases times (ia|jb).  A single i->a has element
    h_ia + sum_{k in same spin, k != i} [(ia|kk) - (ik|ka)] + sum_{k in other spin} (ia|kk). */
-#include "hamiltonian.h"
+#include "hamiltonian_impl.h"
+#include <gpumats.h>
+#if FCI_HAVE_CUDA
+  #include "hamiltonian_device.h"
+#endif
 #include <stdlib.h>
 #include <string.h>
 #if defined(_OPENMP)
@@ -18,34 +22,6 @@
 #else
   #define FCI_OMP(...)
 #endif
-
-typedef struct {
-  PetscInt       n;          /* electrons */
-  PetscInt       nstr, nsgl; /* strings; singles per string n*(norb-n) */
-  PetscInt      *sgl_target; /* [nstr*nsgl] target string */
-  unsigned char *sgl_i, *sgl_a;
-  PetscReal     *sgl_sign;   /* +-1 */
-  PetscReal     *sgl_val;    /* phase * (h_ia + same-spin two-electron part) */
-  PetscInt      *dbl_start;  /* [nstr+1] nonzero same-spin doubles of each string */
-  PetscInt      *dbl_target;
-  PetscReal     *dbl_val;    /* phase * ((ia|jb) - (ib|ja)) */
-  PetscReal     *energy;     /* [nstr] sum h_ii + 1/2 sum [(ii|jj) - (ij|ji)] over the string */
-} FCIStringTable;
-
-struct _n_FCIRowGenerator {
-  const FCIIntegrals *ints;
-  const FCIDetSpace  *sp;
-  PetscReal           droptol;
-  FCIStringTable      ta, tb;
-  const FCIStringTable *pa, *pb; /* pb == pa when both spins have the same electron count */
-  PetscBool          *pair_nz;   /* [norb*norb]: some (ia|jb) != 0 */
-  PetscReal          *J;         /* (ii|jj) */
-  PetscInt            maxlen;
-  int                 nthreads; /* of FCIRowGeneratorCountRows and FCIRowGeneratorGetRows */
-  PetscInt           *wcols;    /* work row of FCIRowGeneratorGetRow for the excitation ordering */
-  PetscScalar        *wvals;
-  unsigned char      *wlev;
-};
 
 static inline uint64_t FCIMaskBetween(int p, int q) /* bits strictly between p and q */
 {
@@ -611,6 +587,68 @@ static PetscErrorCode FCIThreadsPerRank(MPI_Comm comm, PetscInt *nthreads)
    (192 MB), or one row if it is longer */
 #define FCI_ASSEMBLY_BLOCK_ENTRIES ((PetscInt64)1 << 24)
 
+typedef enum {
+  FCI_ASSEMBLY_AUTO,
+  FCI_ASSEMBLY_HOST,
+  FCI_ASSEMBLY_DEVICE
+} FCIAssembly;
+static const char *const FCIAssemblies[] = {"auto", "host", "device", "FCIAssembly", "FCI_ASSEMBLY_", NULL};
+
+/* Can A be assembled on the device?  If not, why (for the error or the -info line). */
+static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space, PetscBool *possible, char why[], size_t len)
+{
+  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
+  PetscErrorCode (*uses)(Mat, PetscBool *)                        = NULL;
+  PetscErrorCode (*split)(Mat, MatCIHybridSplit *)                = NULL;
+  PetscBool        device = PETSC_FALSE;
+  MatCIHybridSplit s      = MAT_CIHYBRID_SPLIT_ENTRIES;
+
+  PetscFunctionBeginUser;
+  *possible = PETSC_FALSE;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &uses));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridGetSplit_C", &split));
+  if (uses) PetscCall((*uses)(A, &device));
+  if (split) PetscCall((*split)(A, &s));
+  if (!FCI_HAVE_CUDA) PetscCall(PetscSNPrintf(why, len, "the FCI builders were compiled without CUDA"));
+  else if (!assemble) {
+    MatType type;
+    PetscCall(MatGetType(A, &type));
+    PetscCall(PetscSNPrintf(why, len, "the matrix is of type %s, not a cihybrid matrix on one process (-mat_type cihybrid, one MPI process)", type));
+  }
+  else if (!device) PetscCall(PetscSNPrintf(why, len, "its products run on the host (no GPU, or -mat_gpumats_backend host)"));
+  else if (s != MAT_CIHYBRID_SPLIT_ENTRIES) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_split columns is built on the host only"));
+  else if (space->perm) PetscCall(PetscSNPrintf(why, len, "the device rows come in the lexical ordering only (-fci_ordering lexical)"));
+  else *possible = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The rows made on the GPU straight into A's device arrays: no host matrix, no upload. */
+static PetscErrorCode FCIHamiltonianAssembleDevice(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
+{
+#if FCI_HAVE_CUDA
+  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
+  FCIDeviceRows         rows;
+  MatCIHybridDeviceRows generator;
+  PetscLogDouble        t0, t1;
+  PetscErrorCode        ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
+  PetscCall(PetscTime(&t0));
+  PetscCall(FCIDeviceRowsCreate(ints, space, droptol, &rows, &generator));
+  ierr = (*assemble)(A, &generator);
+  PetscCall(FCIDeviceRowsDestroy(&rows));
+  PetscCall(ierr);
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian of %" PetscInt_FMT " determinants made on the GPU: %g s\n", space->ndet, t1 - t0));
+  PetscFunctionReturn(0);
+#else
+  PetscFunctionBeginUser;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The FCI builders were compiled without CUDA");
+#endif
+}
+
 PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
@@ -635,6 +673,25 @@ PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpac
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+  {
+    FCIAssembly assembly = FCI_ASSEMBLY_AUTO;
+    PetscBool   possible;
+    char        why[256];
+
+    const char *prefix;
+
+    PetscCall(MatGetOptionsPrefix(A, &prefix));
+    PetscCall(PetscOptionsGetEnum(NULL, prefix, "-fci_assembly", FCIAssemblies, (PetscEnum *)&assembly, NULL));
+    PetscCall(FCIDeviceAssemblyPossible(A, space, &possible, why, sizeof(why)));
+    PetscCheck(possible || assembly != FCI_ASSEMBLY_DEVICE, comm, PETSC_ERR_SUP, "-fci_assembly device: the Hamiltonian cannot be made on the GPU: %s", why);
+    if (assembly != FCI_ASSEMBLY_HOST && possible) {
+      PetscCall(FCIHamiltonianAssembleDevice(ints, space, droptol, A));
+      PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+      PetscCall(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
+      PetscFunctionReturn(0);
+    }
+    if (assembly == FCI_ASSEMBLY_AUTO) PetscCall(PetscInfo(A, "FCI Hamiltonian assembled on the host: %s\n", why));
+  }
 
   PetscCall(FCIRowGeneratorCreate(ints, space, droptol, &gen));
   PetscCall(FCIThreadsPerRank(comm, &nthreads));

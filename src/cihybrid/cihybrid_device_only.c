@@ -287,6 +287,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     PetscInt      *len, *rowptr;
     PetscInt64     nnz = 0;
     PetscLogDouble t0, t1, t2;
+    PetscErrorCode ierr;
 
     if (h->device_only) { /* assembled again: the old entries go, no host copy of them is needed */
       *A->ops        = h->host_ops;
@@ -310,7 +311,12 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
     PetscCall(CIHybridLayout(A, h, rowptr, NULL));
     PetscCall(PetscFree2(len, rowptr));
-    PetscCall(CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev));
+    ierr = CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev);
+    if (ierr) { /* no entries anywhere: unassembled, so that no product can read the empty AIJ */
+      PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
+      A->assembled = PETSC_FALSE;
+    }
+    PetscCall(ierr);
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
     PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
     h->shadow.nnz   = h->fmt.nnz;

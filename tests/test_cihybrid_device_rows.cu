@@ -1,0 +1,381 @@
+/* MatCIHybridAssembleOnDevice with a generator written here (rows of a fixed formula made by a
+   CUDA kernel), checked against MATAIJ holding the same formula assembled on the host:
+   - the device-only matrix: products, MatGetDiagonal, MatGetInfo, MatView info, a dense
+     product, all with no host copy made;
+   - every way to the host copy (MatGetRow, MatDuplicate, MatConvert, a factorization, host
+     products, a new BOUNDARY, MatCIHybridMakeHostCopy) gives the AIJ entries exactly;
+   - generators that break the contract (columns not ascending, an entry left out, a write into
+     the padding, a negative length) are errors naming the row; no device, no assembly.
+   Skipped (exit 77) without a usable device. */
+#include <gpumats.h>
+#include <gpumats_cihybrid_device.h>
+#include <petscksp.h>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+extern "C" {
+#include "testmat.h"
+}
+
+static const char help[] = "cihybrid: assembly on the device from a row generator\n";
+
+typedef enum {
+  GEN_GOOD,
+  GEN_UNSORTED,    /* row 3's first two columns swapped */
+  GEN_MISSING,     /* row 5's last entry not written */
+  GEN_PADDING,     /* an entry written past row 1's end */
+  GEN_NEGATIVE     /* row 2 counted -1 */
+} GenMode;
+
+typedef struct {
+  int     m, n;
+  GenMode mode;
+} Gen;
+
+/* row r: columns start, start+3, ... below n, at most r % 17 of them; start = r % n */
+static __host__ __device__ int RowLength(int r, int n)
+{
+  const int start = n ? r % n : 0, fit = n ? (n - 1 - start) / 3 + 1 : 0, want = r % 17;
+  return want < fit ? want : fit;
+}
+static __host__ __device__ int RowColumn(int r, int n, int k)
+{
+  return r % n + 3 * k;
+}
+static __host__ __device__ double RowValue(int r, int c)
+{
+  return (r == c ? 10.0 : 0.0) + 1.0 / (1.0 + r + 2.0 * c);
+}
+
+__global__ void CountKernel(Gen g, int *len)
+{
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= g.m) return;
+  len[r] = (g.mode == GEN_NEGATIVE && r == 2) ? -1 : RowLength(r, g.n);
+}
+
+__global__ void FillKernel(Gen g, MatCIHybridDeviceArrays A)
+{
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= g.m) return;
+  const int len = RowLength(r, g.n);
+  for (int k = 0; k < len; k++) {
+    int kk = k;
+    if (g.mode == GEN_UNSORTED && r == 3 && len > 1 && k < 2) kk = 1 - k;
+    if (g.mode == GEN_MISSING && r == 5 && k == len - 1) continue;
+    MatCIHybridDeviceSetEntry(A, r, k, RowColumn(r, g.n, kk), RowValue(r, RowColumn(r, g.n, kk)));
+  }
+  if (g.mode == GEN_PADDING && r == 1) A.ell_col[(size_t)r * A.pitch + len] = 0;
+}
+
+static PetscErrorCode Count(void *ctx, void *stream, int *len)
+{
+  Gen *g = (Gen *)ctx;
+
+  PetscFunctionBeginUser;
+  if (g->m) CountKernel<<<(g->m + 127) / 128, 128, 0, (cudaStream_t)stream>>>(*g, len);
+  PetscCheck(cudaGetLastError() == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "CountKernel failed");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Fill(void *ctx, void *stream, const MatCIHybridDeviceArrays *A)
+{
+  Gen *g = (Gen *)ctx;
+
+  PetscFunctionBeginUser;
+  if (g->m) FillKernel<<<(g->m + 127) / 128, 128, 0, (cudaStream_t)stream>>>(*g, *A);
+  PetscCheck(cudaGetLastError() == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "FillKernel failed");
+  PetscFunctionReturn(0);
+}
+
+/* the same matrix as MATAIJ, assembled on the host */
+static PetscErrorCode CreateAIJ(const Gen *g, Mat *B)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, g->m, g->n, 17, NULL, B));
+  for (int r = 0; r < g->m; r++)
+    for (int k = 0; k < RowLength(r, g->n); k++) PetscCall(MatSetValue(*B, r, RowColumn(r, g->n, k), RowValue(r, RowColumn(r, g->n, k)), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* A device-built cihybrid matrix of the generator g; boundary < 0: automatic */
+static PetscErrorCode CreateOnDevice(Gen *g, PetscInt boundary, Mat *A)
+{
+  MatCIHybridDeviceRows rows = {Count, Fill, g};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, g->m, g->n, g->m, g->n));
+  PetscCall(MatSetType(*A, MATCIHYBRID));
+  if (boundary >= 0) PetscCall(MatCIHybridSetBoundary(*A, boundary));
+  PetscCall(MatCIHybridAssembleOnDevice(*A, &rows));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExpectDeviceOnly(Mat A, PetscBool expected, const char *when)
+{
+  PetscBool only;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCIHybridIsDeviceOnly(A, &only));
+  PetscCheck(only == expected, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the matrix is%s device-only", when, only ? "" : " not");
+  PetscFunctionReturn(0);
+}
+
+/* The AIJ arrays of A (host copy made) are B's, entry for entry, bit for bit. */
+static PetscErrorCode ExpectSameEntries(Mat A, Mat B, const char *when)
+{
+  PetscInt m;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(B, &m, NULL));
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt           na, nb;
+    const PetscInt    *ca, *cb;
+    const PetscScalar *va, *vb;
+
+    PetscCall(MatGetRow(A, r, &na, &ca, &va));
+    PetscCall(MatGetRow(B, r, &nb, &cb, &vb));
+    PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " has %" PetscInt_FMT " entries, AIJ %" PetscInt_FMT, when, r, na, nb);
+    for (PetscInt k = 0; k < na; k++) PetscCheck(ca[k] == cb[k] && va[k] == vb[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " entry %" PetscInt_FMT ": (%" PetscInt_FMT ", %g), AIJ (%" PetscInt_FMT ", %g)", when, r, k, ca[k], (double)va[k], cb[k], (double)vb[k]);
+    PetscCall(MatRestoreRow(A, r, &na, &ca, &va));
+    PetscCall(MatRestoreRow(B, r, &nb, &cb, &vb));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExpectSameVec(Vec a, Vec b, PetscReal tol, const char *what)
+{
+  Vec       d;
+  PetscReal err, nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, b, a));
+  PetscCall(VecNorm(d, NORM_INFINITY, &err));
+  PetscCall(VecNorm(b, NORM_INFINITY, &nrm));
+  PetscCall(VecDestroy(&d));
+  PetscCheck(err <= tol * PetscMax(nrm, 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: differs from AIJ by %g (|AIJ| %g)", what, (double)err, (double)nrm);
+  PetscFunctionReturn(0);
+}
+
+/* Everything a device-only matrix does without a host copy. */
+static PetscErrorCode CheckDeviceOnly(TestCtx *t, Gen *g, PetscInt boundary)
+{
+  Mat         A, B, X, C, Cref;
+  Vec         d, dref;
+  MatInfo     info;
+  PetscViewer v;
+  char        desc[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateOnDevice(g, boundary, &A));
+  PetscCall(CreateAIJ(g, &B));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "device-built %d x %d, BOUNDARY %" PetscInt_FMT, g->m, g->n, boundary));
+  PetscCall(CheckProducts(t, A, B, desc));
+  if (g->m == g->n) {
+    PetscCall(MatCreateVecs(A, NULL, &d));
+    PetscCall(MatCreateVecs(B, NULL, &dref));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(MatGetDiagonal(B, dref));
+    PetscCall(ExpectSameVec(d, dref, 0, "MatGetDiagonal"));
+    PetscCall(VecDestroy(&d));
+    PetscCall(VecDestroy(&dref));
+  }
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  {
+    MatInfo ref;
+    PetscCall(MatGetInfo(B, MAT_LOCAL, &ref));
+    PetscCheck(info.nz_used == ref.nz_used, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetInfo: %g nonzeros, AIJ %g", info.nz_used, ref.nz_used);
+  }
+  PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_SELF, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerPopFormat(v));
+  /* C = A X with a dense X */
+  PetscCall(MatCreateDense(PETSC_COMM_SELF, g->n, 3, g->n, 3, NULL, &X));
+  PetscCall(MatSetRandom(X, t->vrnd));
+  PetscCall(MatMatMult(A, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatMatMult(B, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
+  PetscCall(MatAXPY(C, -1.0, Cref, SAME_NONZERO_PATTERN));
+  {
+    PetscReal err;
+    PetscCall(MatNorm(C, NORM_INFINITY, &err));
+    PetscCheck(err <= 1e-13, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A X: differs from AIJ by %g", (double)err);
+  }
+  PetscCall(ExpectDeviceOnly(A, PETSC_TRUE, "after the products, diagonal, info and dense product"));
+  /* the host copy, then the entries */
+  PetscCall(ExpectSameEntries(A, B, desc));
+  PetscCall(ExpectDeviceOnly(A, PETSC_FALSE, "after MatGetRow"));
+  PetscCall(CheckProducts(t, A, B, "after the host copy"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Cref));
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* Each way to the host copy, on a fresh device-built matrix. */
+static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
+{
+  Mat A, B, D;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateAIJ(g, &B));
+  /* MatDuplicate */
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+  PetscCall(ExpectSameEntries(D, B, "MatDuplicate"));
+  PetscCall(CheckProducts(t, A, B, "after MatDuplicate"));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  /* MatConvert to AIJ */
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(ExpectSameEntries(D, B, "MatConvert"));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  /* products on the host */
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+  PetscCall(CheckProducts(t, A, B, "host products of a device-built matrix"));
+  PetscCall(ExpectDeviceOnly(A, PETSC_FALSE, "after host products"));
+  PetscCall(MatDestroy(&A));
+  /* a new BOUNDARY */
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(MatCIHybridSetBoundary(A, 2));
+  PetscCall(CheckProducts(t, A, B, "device-built, then BOUNDARY 2"));
+  PetscCall(MatDestroy(&A));
+  /* MatCIHybridMakeHostCopy, then MatSetValues on top */
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(MatCIHybridMakeHostCopy(A));
+  PetscCall(ExpectDeviceOnly(A, PETSC_FALSE, "after MatCIHybridMakeHostCopy"));
+  PetscCall(ExpectSameEntries(A, B, "MatCIHybridMakeHostCopy"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* KSP with ILU: the factorization reads the host copy. */
+static PetscErrorCode CheckSolve(Gen *g)
+{
+  Mat       A, B;
+  Vec       b, x, xref;
+  KSP       ksp;
+  PC        pc;
+  PetscBool only;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(CreateAIJ(g, &B));
+  PetscCall(MatCreateVecs(B, &x, &b));
+  PetscCall(VecDuplicate(x, &xref));
+  PetscCall(VecSet(b, 1.0));
+  for (int pass = 0; pass < 2; pass++) {
+    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(KSPSetOperators(ksp, pass ? B : A, pass ? B : A));
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCILU));
+    PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 200));
+    PetscCall(KSPSolve(ksp, b, pass ? xref : x));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  PetscCall(ExpectSameVec(x, xref, 1e-9, "GMRES + ILU on the device-built matrix"));
+  PetscCall(MatCIHybridIsDeviceOnly(A, &only));
+  PetscCheck(!only, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ILU ran without the host copy");
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckBadGenerators(void)
+{
+  struct {
+    GenMode     mode;
+    const char *says;
+  } bad[] = {
+    {GEN_UNSORTED, "row 3 "},
+    {GEN_MISSING,  "row 5 "},
+    {GEN_PADDING,  "row 1 "},
+    {GEN_NEGATIVE, "row 2 "},
+  };
+  Mat            A;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    Gen g = {40, 40, bad[i].mode};
+
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = CreateOnDevice(&g, 4, &A);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(ExpectError(ierr, bad[i].says, "a generator that breaks the contract"));
+    PetscCall(MatDestroy(&A));
+  }
+  { /* host products: no device assembly */
+    Gen                   g    = {40, 40, GEN_GOOD};
+    MatCIHybridDeviceRows rows = {Count, Fill, &g};
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+    PetscCall(MatSetSizes(A, 40, 40, 40, 40));
+    PetscCall(MatSetType(A, MATCIHYBRID));
+    PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatCIHybridAssembleOnDevice(A, &rows);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(ExpectError(ierr, "run on the host", "device assembly with host products"));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "bad generators: 5 clean errors\n"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Run(void)
+{
+  TestCtx   t;
+  Mat       probe;
+  PetscBool uses;
+  Gen       shapes[] = {
+    {500, 500, GEN_GOOD}, /* square: rows of 0..16 entries */
+    {300, 700, GEN_GOOD}, /* wide */
+    {700, 90, GEN_GOOD},  /* tall: many rows cut short */
+    {1, 1, GEN_GOOD},     /* one empty row (r % 17 = 0) */
+    {0, 0, GEN_GOOD},
+  };
+
+  PetscFunctionBeginUser;
+  PetscCall(GpuMatsInitializePackage());
+  PetscCall(MatCreateSeqAIJCIHybrid(PETSC_COMM_SELF, 1, 1, 1, NULL, &probe));
+  PetscCall(MatGpuMatsUsesDevice(probe, &uses));
+  PetscCall(MatDestroy(&probe));
+  if (!uses) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "device rows: no usable device, skipped\n"));
+    PetscCall(PetscFinalize());
+    exit(77);
+  }
+  PetscCall(TestCtxInit(&t, "cihybrid device rows", 1000));
+  t.tol = 1e-13;
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    PetscCall(CheckDeviceOnly(&t, &shapes[i], -1));
+    PetscCall(CheckDeviceOnly(&t, &shapes[i], 4));
+  }
+  PetscCall(CheckHostCopies(&t, &shapes[0]));
+  PetscCall(CheckHostCopies(&t, &shapes[2]));
+  PetscCall(CheckSolve(&shapes[0]));
+  PetscCall(CheckBadGenerators());
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "device rows: %" PetscInt_FMT " comparisons with AIJ, largest relative difference %g\n", t.ncompared, (double)t.maxerr));
+  PetscCall(TestCtxDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  return TestMain(argc, argv, help, Run);
+}
