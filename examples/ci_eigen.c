@@ -10,7 +10,10 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
                      "  -fcidump <file>        integrals of an FCIDUMP file\n"
                      "                         both: -fci_sector none|isym|1..8, -fci_ordering lexical|excitation,\n"
                      "                         -fci_reference lowest|aufbau, -fci_droptol <tol>, -fci_threads <n> (rows built on\n"
-                     "                         OpenMP threads: default OMP_NUM_THREADS, else the cores shared by the node's ranks)\n"
+                     "                         OpenMP threads: default OMP_NUM_THREADS, else the cores shared by the node's ranks),\n"
+                     "                         -fci_assembly auto|host|device (device: the rows made on the GPU straight into\n"
+                     "                         a cihybrid matrix, no host copy; auto, the default, does so for cihybrid on one\n"
+                     "                         process with a GPU and the lexical ordering, else builds on the host)\n"
                      "  -synthetic             paper-like synthetic CI matrix (ci_synthetic.h): -n, -ci_ref_fraction,\n"
                      "                         -ci_ref_density, -ci_density, -ci_seed\n"
                      "  -load <file>           a PETSc binary matrix (MatLoad)\n"
@@ -751,7 +754,14 @@ int main(int argc, char **argv)
   PetscCall(MatGetSize(A, &N, NULL));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
   PetscCall(PetscPrintf(comm, "Matrix: type %s on %d rank%s, n = %" PetscInt_FMT ", nnz = %.0f (%.1f per row)\n", type, (int)size, size > 1 ? "s" : "", N, info.nz_used, N ? info.nz_used / N : 0.0));
-  if (source == CI_SOURCE_HUBBARD || source == CI_SOURCE_FCIDUMP) PetscCall(PetscPrintf(comm, "Build time %.3f s (Hamiltonian %.3f s)\n", tbmax[0], tbmax[1]));
+  if (source == CI_SOURCE_HUBBARD || source == CI_SOURCE_FCIDUMP) {
+    PetscErrorCode (*device_only)(Mat, PetscBool *) = NULL;
+    PetscBool only = PETSC_FALSE;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridIsDeviceOnly_C", &device_only));
+    if (device_only) PetscCall((*device_only)(A, &only));
+    PetscCall(PetscPrintf(comm, "Build time %.3f s (Hamiltonian %.3f s, made on the %s)\n", tbmax[0], tbmax[1], only ? "GPU straight into the cihybrid arrays, no host copy" : "host"));
+  }
   else PetscCall(PetscPrintf(comm, "Build time %.3f s\n", tbmax[0]));
   /* SLEPc would cap -eps_nev at the dimension without a word, and a reference beyond the dimension can
      never be met: both are errors; the default nev (4, or the number of references) is capped with a note */
@@ -777,6 +787,7 @@ int main(int argc, char **argv)
   PetscCall(CISolve(A, nev, "CI eigensolve", &res));
   PetscCall(CIReportDevice(A));
   PetscCall(CIReport(comm, &res, nref, ref, ref_tol, &ref_passed));
+  PetscCall(PetscPrintf(comm, "Time to solution %.3f s: matrix %.3f s + eigensolve %.3f s\n", tbmax[0] + res.solve, tbmax[0], res.solve));
   if (has_csv) PetscCall(CIWriteCSV(A, csvfile, csvlabel, tbmax[0], &res));
   PetscCheck(res.nfound > 0, comm, PETSC_ERR_NOT_CONVERGED, "No eigenvalue converged: raise -eps_max_it or -eps_ncv");
 

@@ -208,6 +208,7 @@ static PetscErrorCode FCIDeviceRowsUpload(FCIDeviceRows r)
   PetscCall(FCIDeviceUploadSpin(r, g->pa, sp->str_a, sp->sym_a, &T->a));
   if (g->pb == g->pa && sp->str_b == sp->str_a) T->b = T->a;
   else PetscCall(FCIDeviceUploadSpin(r, g->pb, sp->str_b, sp->sym_b, &T->b));
+  FCICallCUDA(cudaDeviceSynchronize()); /* a pageable upload may still be in flight: the kernels run on another stream */
   r->uploaded = PETSC_TRUE;
   PetscCall(PetscInfo(NULL, "FCI device rows: %.1f MB of tables on the device\n", r->bytes / 1e6));
   PetscFunctionReturn(0);

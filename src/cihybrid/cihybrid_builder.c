@@ -77,6 +77,7 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   memset(fmt, 0, sizeof(*fmt));
   if (nrows < 0 || ncols < 0 || boundary < 0) return CIHYBRID_ERR_ARGUMENT;
   if (split != CIHYBRID_SPLIT_ENTRIES && split != CIHYBRID_SPLIT_COLUMNS) return CIHYBRID_ERR_ARGUMENT;
+  if (split == CIHYBRID_SPLIT_COLUMNS && !colidx && nrows) return CIHYBRID_ERR_ARGUMENT;
   if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
   for (i = 0; i < nrows; i++)
     if (rowptr[i + 1] < rowptr[i]) return CIHYBRID_ERR_ARGUMENT;
@@ -93,7 +94,7 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   }
   fmt->csr_start[0] = 0;
   for (i = 0; i < nrows; i++) {
-    const PetscInt len = rowptr[i + 1] - rowptr[i], s = RowSplit(colidx + rowptr[i], len, split, boundary);
+    const PetscInt len = rowptr[i + 1] - rowptr[i], s = RowSplit(colidx ? colidx + rowptr[i] : NULL, len, split, boundary); /* colidx NULL: entries split */
 
     if (s > width) width = s;
     if (len > maxlen) maxlen = len;

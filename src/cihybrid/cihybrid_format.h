@@ -64,7 +64,8 @@ const char *CIHybridStatusString(CIHybridStatus);
    Fill: checks every column (in range, ascending) and allocates and fills ell_col,
    ell_val, csr_col and csr_val on the host.  A device copy can be made from the layout
    and the CSR arrays directly (CIHybridDeviceCreateFromCSR), with no host arrays.
-   Build: Layout then Fill; on failure only the sizes stay. */
+   Build: Layout then Fill; on failure only the sizes stay.  The entries split reads no column
+   (colidx may be NULL: a layout from the row lengths alone). */
 CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
 CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt);
 CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
