@@ -77,10 +77,11 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   memset(fmt, 0, sizeof(*fmt));
   if (nrows < 0 || ncols < 0 || boundary < 0) return CIHYBRID_ERR_ARGUMENT;
   if (split != CIHYBRID_SPLIT_ENTRIES && split != CIHYBRID_SPLIT_COLUMNS) return CIHYBRID_ERR_ARGUMENT;
-  if (split == CIHYBRID_SPLIT_COLUMNS && !colidx && nrows) return CIHYBRID_ERR_ARGUMENT;
   if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
   for (i = 0; i < nrows; i++)
     if (rowptr[i + 1] < rowptr[i]) return CIHYBRID_ERR_ARGUMENT;
+  /* the columns split reads the columns; a matrix with no entries may have none (NULL) */
+  if (split == CIHYBRID_SPLIT_COLUMNS && !colidx && nrows && rowptr[nrows] > rowptr[0]) return CIHYBRID_ERR_ARGUMENT;
   fmt->nrows    = nrows;
   fmt->ncols    = ncols;
   fmt->split    = split;
