@@ -32,6 +32,8 @@ extern "C" {
 
 #define FCI_FULL_WARP  0xffffffffu
 #define FCI_ROW_BLOCK  128
+/* device allocations: 5 shared tables (FCIDeviceRowsUpload) and 14 per spin (FCIDeviceUploadSpin) */
+#define FCI_DEVICE_TABLES (5 + 2 * 14)
 
 /* kinds of a merged-list item (low 2 bits; the index into the singles or doubles table above) */
 enum {
@@ -71,7 +73,7 @@ struct _n_FCIDeviceRows {
   PetscInt        ndet;
   PetscBool       uploaded;
   FCIDeviceTables T;
-  void           *mem[32]; /* every device allocation, freed by FCIDeviceRowsDestroy */
+  void           *mem[FCI_DEVICE_TABLES]; /* every device allocation, freed by FCIDeviceRowsDestroy */
   int             nmem;
   size_t          bytes;
 };
