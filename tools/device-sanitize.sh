@@ -1,6 +1,6 @@
 #!/bin/bash
 # On the GPU machine, after tools/device-test.sh built the library and tests in $1: every CUDA
-# kernel of gpumats (SpMV, SpMM, device fill, transposes, diag products) under compute-sanitizer's
+# kernel of gpumats (SpMV, SpMM, device fill and assembly, the FCI rows, transposes, diag products) under compute-sanitizer's
 # memcheck, racecheck, synccheck and initcheck, through the device tests and the PETSc-level
 # tests on device vectors.  Runs go side by side (one GPU), each with its own time limit.
 #   bash tools/device-sanitize.sh <build dir> <output dir> [limit per run in s, default 300]
@@ -12,6 +12,7 @@ set -u
 B=${1:-/tmp/gpumats-build}
 OUT=${2:-/tmp/gpumats-out}
 LIMIT=${3:-300}
+ROOT=$(pwd) # the repository: FCIDUMP files in .device/fcidump
 CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 LOGS=/tmp/gpumats-sanitizer
 mkdir -p "$OUT" "$LOGS"
@@ -30,6 +31,8 @@ cihybrid_product_dense_cuda|||tests/test_cihybrid_product -dense_cuda -mat_gpuma
 cihybrid_oom||--report-api-errors no|tests/test_cihybrid_oom
 pcsr_ops|||tests/test_pcsr_ops
 diag_ops|||tests/test_diag_ops -large 20000 -binary_file $LOGS/diag_ops.bin
+cihybrid_device_rows|||tests/test_cihybrid_device_rows
+fci_device|||examples/fci/test_fci_device $ROOT/.device/fcidump
 RUNS
 : > "$LOGS/jobs"
 for tool in ${GPUMATS_SANITIZE_TOOLS:-memcheck synccheck initcheck racecheck}; do
