@@ -30,12 +30,15 @@ typedef enum {
 typedef struct {
   int     m, n;
   GenMode mode;
+  int     full_diagonal; /* no empty row: a square matrix then has every diagonal entry (ILU) */
 } Gen;
 
-/* row r: columns start, start+3, ... below n, at most r % 17 of them; start = r % n */
-static __host__ __device__ int RowLength(int r, int n)
+/* row r: columns start, start+3, ... below n, at most r % 17 of them (at least one with
+   full_diagonal); start = r % n */
+static __host__ __device__ int RowLength(const Gen &g, int r)
 {
-  const int start = n ? r % n : 0, fit = n ? (n - 1 - start) / 3 + 1 : 0, want = r % 17;
+  const int n = g.n, start = n ? r % n : 0, fit = n ? (n - 1 - start) / 3 + 1 : 0;
+  const int want = g.full_diagonal && r % 17 == 0 ? 1 : r % 17;
   return want < fit ? want : fit;
 }
 static __host__ __device__ int RowColumn(int r, int n, int k)
@@ -51,14 +54,14 @@ __global__ void CountKernel(Gen g, int *len)
 {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= g.m) return;
-  len[r] = (g.mode == GEN_NEGATIVE && r == 2) ? -1 : RowLength(r, g.n);
+  len[r] = (g.mode == GEN_NEGATIVE && r == 2) ? -1 : RowLength(g, r);
 }
 
 __global__ void FillKernel(Gen g, MatCIHybridDeviceArrays A)
 {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= g.m) return;
-  const int len = RowLength(r, g.n);
+  const int len = RowLength(g, r);
   for (int k = 0; k < len; k++) {
     int kk = k;
     if (g.mode == GEN_UNSORTED && r == 3 && len > 1 && k < 2) kk = 1 - k;
@@ -94,7 +97,7 @@ static PetscErrorCode CreateAIJ(const Gen *g, Mat *B)
   PetscFunctionBeginUser;
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, g->m, g->n, 17, NULL, B));
   for (int r = 0; r < g->m; r++)
-    for (int k = 0; k < RowLength(r, g->n); k++) PetscCall(MatSetValue(*B, r, RowColumn(r, g->n, k), RowValue(r, RowColumn(r, g->n, k)), INSERT_VALUES));
+    for (int k = 0; k < RowLength(*g, r); k++) PetscCall(MatSetValue(*B, r, RowColumn(r, g->n, k), RowValue(r, RowColumn(r, g->n, k)), INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -259,7 +262,7 @@ static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
   PetscFunctionReturn(0);
 }
 
-/* KSP with ILU: the factorization reads the host copy. */
+/* KSP with ILU (a matrix with its whole diagonal): the factorization reads the host copy. */
 static PetscErrorCode CheckSolve(Gen *g)
 {
   Mat       A, B;
@@ -311,7 +314,7 @@ static PetscErrorCode CheckBadGenerators(void)
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-    Gen g = {40, 40, bad[i].mode};
+    Gen g = {40, 40, bad[i].mode, 0};
 
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = CreateOnDevice(&g, 4, &A);
@@ -320,7 +323,7 @@ static PetscErrorCode CheckBadGenerators(void)
     PetscCall(MatDestroy(&A));
   }
   { /* host products: no device assembly */
-    Gen                   g    = {40, 40, GEN_GOOD};
+    Gen                   g    = {40, 40, GEN_GOOD, 0};
     MatCIHybridDeviceRows rows = {Count, Fill, &g};
 
     PetscCall(MatCreate(PETSC_COMM_SELF, &A));
@@ -343,11 +346,11 @@ static PetscErrorCode Run(void)
   Mat       probe;
   PetscBool uses;
   Gen       shapes[] = {
-    {500, 500, GEN_GOOD}, /* square: rows of 0..16 entries */
-    {300, 700, GEN_GOOD}, /* wide */
-    {700, 90, GEN_GOOD},  /* tall: many rows cut short */
-    {1, 1, GEN_GOOD},     /* one empty row (r % 17 = 0) */
-    {0, 0, GEN_GOOD},
+    {500, 500, GEN_GOOD, 0}, /* square: rows of 0..16 entries */
+    {300, 700, GEN_GOOD, 0}, /* wide */
+    {700, 90, GEN_GOOD, 0},  /* tall: many rows cut short */
+    {1, 1, GEN_GOOD, 0},     /* one empty row (r % 17 = 0) */
+    {0, 0, GEN_GOOD, 0},
   };
 
   PetscFunctionBeginUser;
@@ -368,7 +371,10 @@ static PetscErrorCode Run(void)
   }
   PetscCall(CheckHostCopies(&t, &shapes[0]));
   PetscCall(CheckHostCopies(&t, &shapes[2]));
-  PetscCall(CheckSolve(&shapes[0]));
+  {
+    Gen solve = {500, 500, GEN_GOOD, 1};
+    PetscCall(CheckSolve(&solve));
+  }
   PetscCall(CheckBadGenerators());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "device rows: %" PetscInt_FMT " comparisons with AIJ, largest relative difference %g\n", t.ncompared, (double)t.maxerr));
   PetscCall(TestCtxDestroy(&t));
