@@ -252,6 +252,25 @@ static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
   PetscCall(MatCIHybridSetBoundary(A, 2));
   PetscCall(CheckProducts(t, A, B, "device-built, then BOUNDARY 2"));
   PetscCall(MatDestroy(&A));
+  /* MatAXPY and MatEqual with device-only operands of the same type (AIJ reads their arrays) */
+  {
+    Mat       X, Y;
+    PetscReal nrm;
+    PetscBool eq;
+
+    PetscCall(CreateOnDevice(g, -1, &X));
+    PetscCall(CreateOnDevice(g, -1, &Y));
+    PetscCall(MatEqual(X, Y, &eq));
+    PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatEqual of two device-built copies of a matrix: false");
+    PetscCall(MatCIHybridMakeHostCopy(Y));
+    PetscCall(MatDestroy(&X));
+    PetscCall(CreateOnDevice(g, -1, &X));
+    PetscCall(MatAXPY(Y, -1.0, X, SAME_NONZERO_PATTERN));
+    PetscCall(MatNorm(Y, NORM_FROBENIUS, &nrm));
+    PetscCheck(nrm == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Y - X with X device-built: norm %g, not 0", (double)nrm);
+    PetscCall(MatDestroy(&X));
+    PetscCall(MatDestroy(&Y));
+  }
   /* MatCIHybridMakeHostCopy, then MatSetValues on top */
   PetscCall(CreateOnDevice(g, -1, &A));
   PetscCall(MatCIHybridMakeHostCopy(A));

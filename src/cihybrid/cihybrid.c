@@ -143,6 +143,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   B->ops->duplicate      = MatDuplicate_SeqAIJCIHybrid;
   B->ops->setfromoptions = MatSetFromOptions_SeqAIJCIHybrid;
   B->ops->view           = MatView_SeqAIJCIHybrid;
+  B->ops->axpy           = MatAXPY_SeqAIJCIHybrid;
+  B->ops->equal          = MatEqual_SeqAIJCIHybrid;
   PetscCall(CIHybridComposeAll(B, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -357,6 +357,24 @@ PetscErrorCode MatCIHybridRegisterFactors(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* AIJ's axpy and equal read the other matrix's host arrays directly when both have this type:
+   a device-only X (or B) would look empty, so it gets its host copy first. */
+PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(X));
+  PetscCall((*GpuMatsShadowOf(Y)->parent.axpy)(Y, a, X, str));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat A, Mat B, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(B));
+  PetscCall((*GpuMatsShadowOf(A)->parent.equal)(A, B, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCIHybridComposeDeviceOnly(Mat A, PetscBool set)
 {
   PetscFunctionBegin;

@@ -45,6 +45,8 @@ PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const Pets
 PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);
 PETSC_INTERN PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat, Mat, PetscBool *);
 
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
