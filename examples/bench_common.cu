@@ -454,3 +454,16 @@ PetscErrorCode BenchPETScDestroy(BenchPETSc *p)
   PetscFunctionReturn(0);
 }
 #endif
+
+int BenchMainOneRank(int argc, char **argv, const char *help, const char *name, PetscErrorCode (*run)(PetscBool *failed))
+{
+  PetscBool   failed = PETSC_FALSE;
+  PetscMPIInt size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "%s runs on one MPI rank", name);
+  PetscCall((*run)(&failed));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}

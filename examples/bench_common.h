@@ -74,6 +74,10 @@ PetscErrorCode BenchRunError(BenchRunFunction run, void *ctx, double *y, PetscIn
 /* "Device 0: NAME, N SMs, G GiB; PETSc with|without CUDA" */
 PetscErrorCode BenchPrintDevice(void);
 
+/* main() of a benchmark: PetscInitialize, one MPI rank, run(&failed), PetscFinalize; the exit
+   status is 1 when run reported a kernel that failed its check, PETSc's error code on an error */
+int BenchMainOneRank(int argc, char **argv, const char *help, const char *name, PetscErrorCode (*run)(PetscBool *failed));
+
 /* The device's bandwidth: a sum over an array of up to 'gib' GiB (at most half the free
    memory; read bandwidth), and a copy of its first half onto its second (read + write). */
 typedef struct {

@@ -517,13 +517,5 @@ static PetscErrorCode BenchMain(PetscBool *failed)
 
 int main(int argc, char **argv)
 {
-  PetscBool   failed = PETSC_FALSE;
-  PetscMPIInt size;
-
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "bench_pcsr runs on one MPI rank");
-  PetscCall(BenchMain(&failed));
-  PetscCall(PetscFinalize());
-  return failed ? 1 : 0;
+  return BenchMainOneRank(argc, argv, help, "bench_pcsr", BenchMain);
 }

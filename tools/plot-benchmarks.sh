@@ -26,13 +26,7 @@ run=${1:-$root/benchmarks/h200-2026-11-22}
 mem=${2:-$root/benchmarks/memory.csv}
 out=${3:-$root/benchmarks}
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-  SUDO=""
-  [ "$(id -u)" = 0 ] || SUDO=sudo
-  echo "plot-benchmarks: installing gnuplot-nox"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
-fi
+. "$root/tools/need-gnuplot.sh"
 
 mkdir -p "$out"
 tmp=$(mktemp -d)

@@ -14,12 +14,7 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=${1:-$root/benchmarks/h200-2026-11-24-fci-build}
 out=${2:-$root/benchmarks}
-if ! command -v gnuplot >/dev/null 2>&1; then
-  SUDO=""
-  [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
-fi
+. "$root/tools/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
