@@ -383,6 +383,7 @@ static PetscErrorCode Run(void)
     exit(77);
   }
   PetscCall(TestCtxInit(&t, "cihybrid device rows", 1000));
+  PetscCall(TestCtxSeed(&t, 2018));
   t.tol = 1e-13;
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     PetscCall(CheckDeviceOnly(&t, &shapes[i], -1));
