@@ -144,7 +144,6 @@ CIHYBRID_HOST_OP(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, 
 CIHYBRID_HOST_OP(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x))
 CIHYBRID_HOST_OP(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values))
 CIHYBRID_HOST_OP(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov))
-CIHYBRID_HOST_OP(productsetfromoptions, (Mat A), (A))
 CIHYBRID_HOST_OP(assemblybegin, (Mat A, MatAssemblyType type), (A, type))
 CIHYBRID_HOST_OP(assemblyend, (Mat A, MatAssemblyType type), (A, type))
 CIHYBRID_HOST_OP(load, (Mat A, PetscViewer viewer), (A, viewer))
@@ -264,7 +263,6 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
   ops->assemblybegin       = CIHybridHostOp_assemblybegin;
   ops->assemblyend         = CIHybridHostOp_assemblyend;
   ops->load                = CIHybridHostOp_load;
-  (void)CIHybridHostOp_productsetfromoptions; /* products go through CIHybridDeviceOnly_ProductSetFromOptions, which takes A from C */
 }
 
 /* ---- the assembly ---------------------------------------------------------------------------- */
