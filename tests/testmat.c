@@ -522,3 +522,27 @@ PetscErrorCode TestRestoreAddressSpace(const struct rlimit *saved, PetscBool *li
   *limited = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode ExpectSameEntries(Mat A, Mat B, const char *what, PetscInt *nnz)
+{
+  PetscInt m, total = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(B, &m, NULL));
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt           na, nb;
+    const PetscInt    *ca, *cb;
+    const PetscScalar *va, *vb;
+
+    PetscCall(MatGetRow(A, r, &na, &ca, &va));
+    PetscCall(MatGetRow(B, r, &nb, &cb, &vb));
+    PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " has %" PetscInt_FMT " entries, the reference %" PetscInt_FMT, what, r, na, nb);
+    for (PetscInt k = 0; k < na; k++)
+      PetscCheck(ca[k] == cb[k] && va[k] == vb[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " entry %" PetscInt_FMT ": (%" PetscInt_FMT ", %.17g), the reference (%" PetscInt_FMT ", %.17g)", what, r, k, ca[k], (double)PetscRealPart(va[k]), cb[k], (double)PetscRealPart(vb[k]));
+    total += na;
+    PetscCall(MatRestoreRow(A, r, &na, &ca, &va));
+    PetscCall(MatRestoreRow(B, r, &nb, &cb, &vb));
+  }
+  if (nnz) *nnz = total;
+  PetscFunctionReturn(0);
+}

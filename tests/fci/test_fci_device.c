@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fci.h"
+#include "../testmat.h"
 
 static const char help[] = "FCI Hamiltonian on the GPU against the host one\n";
 
@@ -55,7 +56,7 @@ static PetscErrorCode Compare(const FCIIntegrals *ints, const FCIDetSpace *sp, P
 {
   Mat       D, H;
   PetscBool only;
-  PetscInt  n, nnz = 0;
+  PetscInt  n, nnz;
 
   PetscFunctionBeginUser;
   PetscCall(Build(ints, sp, droptol, MATAIJ, "host", &H));
@@ -66,20 +67,7 @@ static PetscErrorCode Compare(const FCIIntegrals *ints, const FCIDetSpace *sp, P
   PetscCall(MatCIHybridIsDeviceOnly(D, &only));
   PetscCheck(only, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatMult made a host copy", what);
   PetscCall(MatGetSize(H, &n, NULL));
-  for (PetscInt r = 0; r < n; r++) {
-    PetscInt           nd, nh;
-    const PetscInt    *cd, *ch;
-    const PetscScalar *vd, *vh;
-
-    PetscCall(MatGetRow(D, r, &nd, &cd, &vd));
-    PetscCall(MatGetRow(H, r, &nh, &ch, &vh));
-    PetscCheck(nd == nh, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " has %" PetscInt_FMT " entries on the device, %" PetscInt_FMT " on the host", what, r, nd, nh);
-    for (PetscInt k = 0; k < nd; k++)
-      PetscCheck(cd[k] == ch[k] && vd[k] == vh[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " entry %" PetscInt_FMT ": device (%" PetscInt_FMT ", %.17g), host (%" PetscInt_FMT ", %.17g)", what, r, k, cd[k], (double)vd[k], ch[k], (double)vh[k]);
-    nnz += nd;
-    PetscCall(MatRestoreRow(D, r, &nd, &cd, &vd));
-    PetscCall(MatRestoreRow(H, r, &nh, &ch, &vh));
-  }
+  PetscCall(ExpectSameEntries(D, H, what, &nnz)); /* the device-made rows against the host-made ones */
   PetscCall(CompareMult(D, H, what)); /* the device copy is still current after the host copy */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " determinants, %" PetscInt_FMT " nonzeros, every entry identical\n", what, n, nnz));
   PetscCall(MatDestroy(&D));
