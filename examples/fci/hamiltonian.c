@@ -707,7 +707,6 @@ PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpac
     FCIAssembly assembly = FCI_ASSEMBLY_AUTO;
     PetscBool   possible;
     char        why[256];
-
     const char *prefix;
 
     PetscCall(MatGetOptionsPrefix(A, &prefix));
