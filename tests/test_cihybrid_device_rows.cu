@@ -4,12 +4,16 @@
      product, all with no host copy made;
    - every way to the host copy (MatGetRow, MatDuplicate, MatConvert, a factorization, host
      products, a new BOUNDARY, MatCIHybridMakeHostCopy) gives the AIJ entries exactly;
+   - what solvers do to an operator (shift, scale, diagonal set, AXPY, duplicate, copy, zero,
+     norms, new values from the generator) stays on the device and matches AIJ, and the object
+     state advances exactly when values change (the host copy leaves it and the nonzero state);
    - generators that break the contract (columns not ascending, an entry left out, a write into
      the padding, a negative length) are errors naming the row; no device, no assembly.
    Skipped (exit 77) without a usable device. */
 #include <gpumats.h>
 #include <gpumats_cihybrid_device.h>
 #include <petscksp.h>
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet: the state contract */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ typedef struct {
   int     m, n;
   GenMode mode;
   int     full_diagonal; /* no empty row: a square matrix then has every diagonal entry (ILU) */
+  double  extra;         /* added to every value: new values on the same pattern */
 } Gen;
 
 /* row r: columns start, start+3, ... below n, at most r % 17 of them (at least one with
@@ -45,9 +50,9 @@ static __host__ __device__ int RowColumn(int r, int n, int k)
 {
   return r % n + 3 * k;
 }
-static __host__ __device__ double RowValue(int r, int c)
+static __host__ __device__ double RowValue(const Gen &g, int r, int c)
 {
-  return (r == c ? 10.0 : 0.0) + 1.0 / (1.0 + r + 2.0 * c);
+  return (r == c ? 10.0 : 0.0) + 1.0 / (1.0 + r + 2.0 * c) + g.extra;
 }
 
 __global__ void CountKernel(Gen g, int *len)
@@ -66,7 +71,7 @@ __global__ void FillKernel(Gen g, MatCIHybridDeviceArrays A)
     int kk = k;
     if (g.mode == GEN_UNSORTED && r == 3 && len > 1 && k < 2) kk = 1 - k;
     if (g.mode == GEN_MISSING && r == 5 && k == len - 1) continue;
-    MatCIHybridDeviceSetEntry(A, r, k, RowColumn(r, g.n, kk), RowValue(r, RowColumn(r, g.n, kk)));
+    MatCIHybridDeviceSetEntry(A, r, k, RowColumn(r, g.n, kk), RowValue(g, r, RowColumn(r, g.n, kk)));
   }
   if (g.mode == GEN_PADDING && r == 1) A.ell_col[(size_t)r * A.pitch + len] = 0;
 }
@@ -97,7 +102,7 @@ static PetscErrorCode CreateAIJ(const Gen *g, Mat *B)
   PetscFunctionBeginUser;
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, g->m, g->n, 17, NULL, B));
   for (int r = 0; r < g->m; r++)
-    for (int k = 0; k < RowLength(*g, r); k++) PetscCall(MatSetValue(*B, r, RowColumn(r, g->n, k), RowValue(r, RowColumn(r, g->n, k)), INSERT_VALUES));
+    for (int k = 0; k < RowLength(*g, r); k++) PetscCall(MatSetValue(*B, r, RowColumn(r, g->n, k), RowValue(*g, r, RowColumn(r, g->n, k)), INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -259,6 +264,171 @@ static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode ExpectState(Mat A, PetscObjectState *last, PetscBool advanced, const char *op)
+{
+  PetscObjectState now;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &now));
+  PetscCheck(advanced ? now > *last : now == *last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: object state %" PetscInt64_FMT " -> %" PetscInt64_FMT ", expected it to %s", op, (PetscInt64)*last, (PetscInt64)now, advanced ? "advance" : "stay");
+  *last = now;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExpectNonzeroState(Mat A, PetscObjectState before, PetscBool advanced, const char *op)
+{
+  PetscObjectState now;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetNonzeroState(A, &now));
+  PetscCheck(advanced ? now > before : now == before, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: nonzero state %" PetscInt64_FMT " -> %" PetscInt64_FMT ", expected it to %s", op, (PetscInt64)before, (PetscInt64)now, advanced ? "advance" : "stay");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExpectSameNorms(Mat A, Mat B, const char *when)
+{
+  const NormType types[] = {NORM_1, NORM_FROBENIUS, NORM_INFINITY};
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < 3; i++) {
+    PetscReal a, b;
+    PetscCall(MatNorm(A, types[i], &a));
+    PetscCall(MatNorm(B, types[i], &b));
+    PetscCheck(PetscAbsReal(a - b) <= 1e-13 * PetscMax(b, 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s norm %.17g, AIJ %.17g", when, NormTypes[types[i]], (double)a, (double)b);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* What solvers do to an operator, on a device-built A and its AIJ twin B: the same results, A
+   still device-only when every diagonal entry is stored (ops that need a missing one make the
+   host copy), and A's object state advancing with each change of values and only then. */
+static PetscErrorCode CheckDeviceAlgebra(TestCtx *t, Gen *g)
+{
+  const PetscBool square = g->m == g->n ? PETSC_TRUE : PETSC_FALSE, stays = square && (g->full_diagonal || !g->m) ? PETSC_TRUE : PETSC_FALSE;
+  Mat             A, B, D, Dref, E, Id;
+  Vec             d, dref;
+  PetscObjectState st, nz;
+  char            desc[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateOnDevice(g, 4, &A));
+  PetscCall(CreateAIJ(g, &B));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "device algebra %d x %d%s", g->m, g->n, g->full_diagonal ? ", full diagonal" : ""));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  /* scale, norms, zero-copy reads */
+  PetscCall(MatScale(A, -0.5));
+  PetscCall(MatScale(B, -0.5));
+  PetscCall(ExpectState(A, &st, PETSC_TRUE, "MatScale"));
+  PetscCall(ExpectSameNorms(A, B, "after MatScale"));
+  PetscCall(ExpectState(A, &st, PETSC_FALSE, "MatNorm"));
+  PetscCall(CheckProducts(t, A, B, "after MatScale"));
+  PetscCall(ExpectState(A, &st, PETSC_FALSE, "MatMult"));
+  PetscCall(ExpectDeviceOnly(A, PETSC_TRUE, "after MatScale, MatNorm and products"));
+  /* duplicate, AXPY of one pattern, copy, zero: device to device */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &Dref));
+  PetscCall(ExpectDeviceOnly(D, PETSC_TRUE, "MatDuplicate (copy values)"));
+  PetscCall(MatAXPY(D, 3.0, A, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Dref, 3.0, B, SAME_NONZERO_PATTERN));
+  PetscCall(CheckProducts(t, D, Dref, "D = A + 3 A, device to device"));
+  PetscCall(ExpectDeviceOnly(D, PETSC_TRUE, "MatAXPY of one pattern"));
+  PetscCall(MatDuplicate(A, MAT_DO_NOT_COPY_VALUES, &E));
+  PetscCall(ExpectDeviceOnly(E, PETSC_TRUE, "MatDuplicate (no values)"));
+  {
+    PetscReal nrm;
+    PetscCall(MatNorm(E, NORM_FROBENIUS, &nrm));
+    PetscCheck(nrm == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatDuplicate without values: norm %g", (double)nrm);
+  }
+  PetscCall(MatCopy(D, E, SAME_NONZERO_PATTERN));
+  PetscCall(CheckProducts(t, E, Dref, "MatCopy, device to device"));
+  PetscCall(MatZeroEntries(D));
+  PetscCall(MatZeroEntries(Dref));
+  PetscCall(ExpectSameNorms(D, Dref, "after MatZeroEntries"));
+  PetscCall(ExpectDeviceOnly(D, PETSC_TRUE, "MatZeroEntries"));
+  PetscCall(ExpectDeviceOnly(E, PETSC_TRUE, "MatCopy"));
+  PetscCall(MatDestroy(&E));
+  /* shift, the identity as a matrix, the diagonal: on the device when every diagonal entry is stored */
+  PetscCall(MatShift(A, 2.5));
+  PetscCall(MatShift(B, 2.5));
+  PetscCall(ExpectState(A, &st, PETSC_TRUE, "MatShift"));
+  PetscCall(CheckProducts(t, A, B, "after MatShift"));
+  PetscCall(ExpectDeviceOnly(A, stays, "after MatShift"));
+  PetscCall(MatCreateConstantDiagonal(PETSC_COMM_SELF, g->m, g->n, g->m, g->n, 1.0, &Id));
+  PetscCall(MatAXPY(A, -1.25, Id, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatShift(B, -1.25));
+  PetscCall(MatDestroy(&Id));
+  PetscCall(ExpectState(A, &st, PETSC_TRUE, "MatAXPY with the identity"));
+  PetscCall(CheckProducts(t, A, B, "after MatAXPY with the identity"));
+  if (square) {
+    PetscCall(MatCreateVecs(B, &dref, NULL));
+    PetscCall(MatCreateVecs(A, &d, NULL));
+    PetscCall(VecSetRandom(dref, t->vrnd));
+    PetscCall(VecCopy(dref, d));
+    PetscCall(MatDiagonalSet(A, d, ADD_VALUES));
+    PetscCall(MatDiagonalSet(B, dref, ADD_VALUES));
+    PetscCall(CheckProducts(t, A, B, "after MatDiagonalSet (add)"));
+    PetscCall(VecScale(d, 0.5));
+    PetscCall(VecScale(dref, 0.5));
+    PetscCall(MatDiagonalSet(A, d, INSERT_VALUES));
+    PetscCall(MatDiagonalSet(B, dref, INSERT_VALUES));
+    PetscCall(ExpectState(A, &st, PETSC_TRUE, "MatDiagonalSet"));
+    PetscCall(CheckProducts(t, A, B, "after MatDiagonalSet (insert)"));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(MatGetDiagonal(B, dref));
+    PetscCall(ExpectSameVec(d, dref, 0, "MatGetDiagonal after MatDiagonalSet"));
+    PetscCall(VecDestroy(&d));
+    PetscCall(VecDestroy(&dref));
+  }
+  PetscCall(ExpectDeviceOnly(A, stays, "after MatDiagonalSet"));
+  PetscCall(ExpectSameNorms(A, B, "after the diagonal updates"));
+  /* the host copy changes neither state */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  PetscCall(MatGetNonzeroState(A, &nz));
+  PetscCall(MatCIHybridMakeHostCopy(A));
+  PetscCall(ExpectState(A, &st, PETSC_FALSE, "the host copy"));
+  PetscCall(ExpectNonzeroState(A, nz, PETSC_FALSE, "the host copy"));
+  PetscCall(ExpectSameEntries(A, B, desc, NULL));
+  PetscCall(ExpectState(A, &st, PETSC_FALSE, "MatGetRow"));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&Dref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* The generator called again: new values on the same pattern keep the nonzero state and the
+   matrix device-only; another pattern advances it.  Both advance the object state. */
+static PetscErrorCode CheckReassembly(TestCtx *t, Gen *g)
+{
+  Gen                   again = *g, other = *g;
+  MatCIHybridDeviceRows rows  = {Count, Fill, &again}, rows_other = {Count, Fill, &other};
+  Mat                   A, B;
+  PetscObjectState      st, nz;
+
+  PetscFunctionBeginUser;
+  again.extra         = 0.75;
+  other.full_diagonal = !g->full_diagonal;
+  PetscCall(CreateOnDevice(g, -1, &A));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  PetscCall(MatGetNonzeroState(A, &nz));
+  PetscCall(MatCIHybridAssembleOnDevice(A, &rows));
+  PetscCall(ExpectState(A, &st, PETSC_TRUE, "new values from the generator"));
+  PetscCall(ExpectNonzeroState(A, nz, PETSC_FALSE, "new values on the same pattern"));
+  PetscCall(ExpectDeviceOnly(A, PETSC_TRUE, "new values from the generator"));
+  PetscCall(CreateAIJ(&again, &B));
+  PetscCall(CheckProducts(t, A, B, "new values from the generator"));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatCIHybridAssembleOnDevice(A, &rows_other));
+  PetscCall(ExpectState(A, &st, PETSC_TRUE, "another pattern from the generator"));
+  PetscCall(ExpectNonzeroState(A, nz, PETSC_TRUE, "another pattern"));
+  PetscCall(CreateAIJ(&other, &B));
+  PetscCall(CheckProducts(t, A, B, "another pattern from the generator"));
+  PetscCall(ExpectSameEntries(A, B, "another pattern from the generator", NULL));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* KSP with ILU (a matrix with its whole diagonal): the factorization reads the host copy. */
 static PetscErrorCode CheckSolve(Gen *g)
 {
@@ -311,7 +481,7 @@ static PetscErrorCode CheckBadGenerators(void)
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-    Gen g = {40, 40, bad[i].mode, 0};
+    Gen g = {40, 40, bad[i].mode, 0, 0.0};
 
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = CreateOnDevice(&g, 4, &A);
@@ -320,7 +490,7 @@ static PetscErrorCode CheckBadGenerators(void)
     PetscCall(MatDestroy(&A));
   }
   { /* host products: no device assembly */
-    Gen                   g    = {40, 40, GEN_GOOD, 0};
+    Gen                   g    = {40, 40, GEN_GOOD, 0, 0.0};
     MatCIHybridDeviceRows rows = {Count, Fill, &g};
 
     PetscCall(MatCreate(PETSC_COMM_SELF, &A));
@@ -343,11 +513,11 @@ static PetscErrorCode Run(void)
   Mat       probe;
   PetscBool uses;
   Gen       shapes[] = {
-    {500, 500, GEN_GOOD, 0}, /* square: rows of 0..16 entries */
-    {300, 700, GEN_GOOD, 0}, /* wide */
-    {700, 90, GEN_GOOD, 0},  /* tall: many rows cut short */
-    {1, 1, GEN_GOOD, 0},     /* one empty row (r % 17 = 0) */
-    {0, 0, GEN_GOOD, 0},
+    {500, 500, GEN_GOOD, 0, 0.0}, /* square: rows of 0..16 entries */
+    {300, 700, GEN_GOOD, 0, 0.0}, /* wide */
+    {700, 90, GEN_GOOD, 0, 0.0},  /* tall: many rows cut short */
+    {1, 1, GEN_GOOD, 0, 0.0},     /* one empty row (r % 17 = 0) */
+    {0, 0, GEN_GOOD, 0, 0.0},
   };
 
   PetscFunctionBeginUser;
@@ -370,7 +540,16 @@ static PetscErrorCode Run(void)
   PetscCall(CheckHostCopies(&t, &shapes[0]));
   PetscCall(CheckHostCopies(&t, &shapes[2]));
   {
-    Gen solve = {500, 500, GEN_GOOD, 1};
+    Gen full = {500, 500, GEN_GOOD, 1, 0.0};
+    PetscCall(CheckDeviceAlgebra(&t, &full));         /* every diagonal entry stored: all on the device */
+    PetscCall(CheckDeviceAlgebra(&t, &shapes[0]));    /* empty rows: the shift makes the host copy */
+    PetscCall(CheckDeviceAlgebra(&t, &shapes[1]));    /* wide */
+    PetscCall(CheckDeviceAlgebra(&t, &shapes[4]));    /* 0 x 0 */
+    PetscCall(CheckReassembly(&t, &full));
+    PetscCall(CheckReassembly(&t, &shapes[2]));
+  }
+  {
+    Gen solve = {500, 500, GEN_GOOD, 1, 0.0};
     PetscCall(CheckSolve(&solve));
   }
   PetscCall(CheckBadGenerators());

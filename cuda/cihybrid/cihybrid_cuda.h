@@ -32,6 +32,19 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
 PetscErrorCode CIHybridDeviceDownload(CIHybridDevice dev, CIHybridFormat *fmt);
 PetscErrorCode CIHybridDeviceGetDiagonal(CIHybridDevice dev, PetscScalar *diag);
 PetscErrorCode CIHybridDeviceBytes(CIHybridDevice dev, size_t *bytes);
+/* What solvers do to an operator, on the device copy alone (cihybrid_algebra.cu).  AXPY and
+   CopyValues need two copies of one pattern (SamePattern); the diagonal updates need every
+   diagonal entry stored (MissingDiagonal gives 0); d is device memory. */
+PetscErrorCode CIHybridDeviceScale(CIHybridDevice dev, PetscScalar a);
+PetscErrorCode CIHybridDeviceAXPY(CIHybridDevice y, PetscScalar a, CIHybridDevice x);
+PetscErrorCode CIHybridDeviceCopyValues(CIHybridDevice dst, CIHybridDevice src);
+PetscErrorCode CIHybridDeviceZeroValues(CIHybridDevice dev);
+PetscErrorCode CIHybridDeviceDuplicate(CIHybridDevice src, const CIHybridFormat *layout, PetscBool copy_values, CIHybridDevice *dup);
+PetscErrorCode CIHybridDeviceSamePattern(CIHybridDevice a, CIHybridDevice b, PetscBool *same);
+PetscErrorCode CIHybridDeviceMissingDiagonal(CIHybridDevice dev, PetscInt *missing);
+PetscErrorCode CIHybridDeviceShiftDiagonal(CIHybridDevice dev, PetscScalar a);
+PetscErrorCode CIHybridDeviceSetDiagonal(CIHybridDevice dev, const PetscScalar *d, PetscBool add);
+PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *nrm);
 /* y = A x (+ y0), all pointers device memory; y0 may be NULL or equal y. Runs on GpuMatsCUDAStream(). */
 PetscErrorCode CIHybridDeviceMult(CIHybridDevice dev, CIHybridKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 /* y = A^T x (+ y0) */

@@ -13,6 +13,9 @@ struct _n_CIHybridDevice {
   int32_t     *csr_col;   /* nnz_csr */
   PetscScalar *csr_val;   /* nnz_csr */
   size_t       bytes;     /* device memory held by the arrays above */
+  int32_t     *diag_pos;  /* min(nrows, ncols): position in its row of each diagonal entry, -1 if none */
+  PetscBool    diag_known; /* diag_pos and diag_missing are set (found once per pattern) */
+  PetscInt     diag_missing;
   PetscScalar *spmm_work; /* B row-major for the SpMM, spmm_work_bytes long (not in 'bytes') */
   size_t       spmm_work_bytes;
 };

@@ -203,6 +203,7 @@ PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev)
   PetscCall(GpuMatsCUDAFree(d->csr_col));
   PetscCall(GpuMatsCUDAFree(d->csr_val));
   PetscCall(GpuMatsCUDAFree(d->spmm_work));
+  PetscCall(GpuMatsCUDAFree(d->diag_pos));
   PetscCall(PetscFree(*dev));
   PetscFunctionReturn(0);
 }

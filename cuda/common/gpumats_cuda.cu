@@ -282,6 +282,18 @@ PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes)
   PetscFunctionReturn(0);
 }
 
+/* device to device, ordered on the stream (no wait) */
+PetscErrorCode GpuMatsCUDACopyOnDevice(void *dst, const void *src, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAStream(&s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes)
 {
   cudaStream_t s;

@@ -29,6 +29,7 @@ PetscErrorCode GpuMatsCUDAFree(void *ptr);
 PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes);
+PetscErrorCode GpuMatsCUDACopyOnDevice(void *dst, const void *src, size_t bytes);
 
 /* A pinned host buffer and a device buffer of the same size, grown on demand:
    how host vectors reach the device when PETSc has no CUDA vectors. */

@@ -49,7 +49,7 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
 
   PetscFunctionBegin;
   if (h->boundary != s->boundary || h->split != s->split) { /* a new layout is made from the host AIJ */
-    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+    PetscCall(CIHybridMakeHostCopy(A, "a new BOUNDARY or split (the layout is made from the host AIJ)"));
     h->shadow.built = PETSC_FALSE;
   }
   h->boundary     = s->boundary;
@@ -88,7 +88,7 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
   Mat B;
 
   PetscFunctionBegin;
-  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall(CIHybridMakeHostCopy(A, "MatConvert to AIJ"));
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));

@@ -121,6 +121,26 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   return CIHYBRID_OK;
 }
 
+CIHybridStatus CIHybridLayoutCopy(const CIHybridFormat *src, CIHybridFormat *dst)
+{
+  const size_t nrows = (size_t)src->nrows;
+
+  *dst           = *src;
+  dst->ell_col   = NULL;
+  dst->ell_val   = NULL;
+  dst->csr_col   = NULL;
+  dst->csr_val   = NULL;
+  dst->ell_len   = (int32_t *)AllocArray(nrows, sizeof(int32_t));
+  dst->csr_start = (int32_t *)AllocArray(nrows + 1, sizeof(int32_t));
+  if (!dst->ell_len || !dst->csr_start) {
+    FreeEveryArray(dst);
+    return CIHYBRID_ERR_MEMORY;
+  }
+  if (nrows) memcpy(dst->ell_len, src->ell_len, nrows * sizeof(int32_t));
+  memcpy(dst->csr_start, src->csr_start, (nrows + 1) * sizeof(int32_t));
+  return CIHYBRID_OK;
+}
+
 CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt)
 {
   const size_t slots = (size_t)fmt->nrows * (size_t)fmt->pitch;

@@ -2,31 +2,36 @@
    the device arrays only, and the host AIJ, the master copy of every other cihybrid matrix,
    stays empty until a host operation needs it.
 
-   While the matrix is device-only its ops table holds only what needs no host copy (the
-   multiplies, MatGetDiagonal, MatGetInfo, info views, options, destroy) and, for the common host
+   While the matrix is device-only its ops table holds what needs no host copy (the multiplies,
+   and what solvers do to an operator: cihybrid_device_algebra.c) and, for the other host
    operations, wrappers that make the host copy first and then run AIJ's operation; every other
    op is NULL, so PETSc answers "no method" instead of reading the empty AIJ.  Making the host
-   copy (MatCIHybridMakeHostCopy) downloads the arrays, fills the AIJ with them and restores
-   AIJ's table: the matrix is then an ordinary cihybrid matrix whose device copy is current. */
+   copy downloads the arrays, fills the AIJ with them and restores AIJ's table: the matrix is
+   then an ordinary cihybrid matrix whose device copy is current.  The host copy changes no
+   value and no pattern, so it leaves the object state and the nonzero state as they were: code
+   that caches on them (SLEPc's ST, PCSetUp) must not see a change that did not happen. */
 #include "cihybrid/cihybrid_impl.h"
 
-PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat A)
+PetscErrorCode CIHybridMakeHostCopy(Mat A, const char *why)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 #if GPUMATS_HAVE_CUDA
-  CIHybridFormat *f = &h->fmt;
-  PetscInt       *rowptr, *cols;
-  PetscScalar    *vals;
-  PetscLogDouble  t0, t1;
-  PetscInt64      nnz = 0;
-  PetscBool3      symmetric, hermitian, structurally_symmetric, spd;
-  PetscBool       eternal[3];
+  CIHybridFormat  *f = &h->fmt;
+  PetscInt        *rowptr, *cols;
+  PetscScalar     *vals;
+  PetscLogDouble   t0, t1;
+  PetscInt64       nnz = 0;
+  PetscBool3       symmetric, hermitian, structurally_symmetric, spd;
+  PetscBool        eternal[3];
+  PetscObjectState state, nonzerostate;
 #endif
 
   PetscFunctionBegin;
   if (!h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
 #if GPUMATS_HAVE_CUDA
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  nonzerostate    = A->nonzerostate;
   *A->ops         = h->host_ops;
   h->device_only  = PETSC_FALSE;
   PetscCall(CIHybridDeviceDownload(h->dev, f));
@@ -63,12 +68,22 @@ PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat A)
   A->structural_symmetry_eternal = eternal[1];
   A->spd_eternal                 = eternal[2];
   PetscCall(PetscFree3(rowptr, cols, vals));
+  /* the same values and pattern: the states the fill advanced go back */
+  PetscCall(PetscObjectStateSet((PetscObject)A, state));
+  A->nonzerostate = nonzerostate;
   /* the device copy holds these very values */
   PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
   h->host_current = PETSC_FALSE;
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "Host AIJ copy of the device-built matrix made: %" PetscInt64_FMT " nonzeros, %.1f MB, %g s\n", nnz, (double)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0));
+  PetscCall(PetscInfo(A, "Host AIJ copy of the device-built matrix made for %s: %" PetscInt64_FMT " nonzeros, %.1f MB, %g s\n", why, nnz, (double)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0));
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridMakeHostCopy(A, "MatCIHybridMakeHostCopy()"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -111,7 +126,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice(Mat A, const MatCIHybridDeviceRows *r
   static PetscErrorCode CIHybridHostOp_##op params \
   { \
     PetscFunctionBegin; \
-    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A)); \
+    PetscCall(CIHybridMakeHostCopy(A, "the host operation '" #op "'")); \
     PetscCall((*A->ops->op) args); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
@@ -119,19 +134,11 @@ PetscErrorCode MatCIHybridAssembleOnDevice(Mat A, const MatCIHybridDeviceRows *r
 CIHYBRID_HOST_OP(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v))
 CIHYBRID_HOST_OP(getrowij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
 CIHYBRID_HOST_OP(getcolumnij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
-CIHYBRID_HOST_OP(norm, (Mat A, NormType type, PetscReal *nrm), (A, type, nrm))
-CIHYBRID_HOST_OP(zeroentries, (Mat A), (A))
-CIHYBRID_HOST_OP(scale, (Mat A, PetscScalar a), (A, a))
-CIHYBRID_HOST_OP(shift, (Mat A, PetscScalar a), (A, a))
 CIHYBRID_HOST_OP(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 CIHYBRID_HOST_OP(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
 CIHYBRID_HOST_OP(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r))
-CIHYBRID_HOST_OP(diagonalset, (Mat A, Vec d, InsertMode mode), (A, d, mode))
-CIHYBRID_HOST_OP(axpy, (Mat A, PetscScalar a, Mat X, MatStructure str), (A, a, X, str))
-CIHYBRID_HOST_OP(copy, (Mat A, Mat B, MatStructure str), (A, B, str))
 CIHYBRID_HOST_OP(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B))
 CIHYBRID_HOST_OP(equal, (Mat A, Mat B, PetscBool *flg), (A, B, flg))
-CIHYBRID_HOST_OP(duplicate, (Mat A, MatDuplicateOption op, Mat *B), (A, op, B))
 CIHYBRID_HOST_OP(createsubmatrix, (Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B), (A, isrow, iscol, reuse, B))
 CIHYBRID_HOST_OP(createsubmatrices, (Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse reuse, Mat *B[]), (A, n, irow, icol, reuse, B))
 CIHYBRID_HOST_OP(issymmetric, (Mat A, PetscReal tol, PetscBool *flg), (A, tol, flg))
@@ -144,8 +151,6 @@ CIHYBRID_HOST_OP(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, 
 CIHYBRID_HOST_OP(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x))
 CIHYBRID_HOST_OP(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values))
 CIHYBRID_HOST_OP(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov))
-CIHYBRID_HOST_OP(assemblybegin, (Mat A, MatAssemblyType type), (A, type))
-CIHYBRID_HOST_OP(assemblyend, (Mat A, MatAssemblyType type), (A, type))
 CIHYBRID_HOST_OP(load, (Mat A, PetscViewer viewer), (A, viewer))
 
 /* MatProduct with A first: only C = A * dense runs on the device copy, which the dense-product
@@ -155,7 +160,7 @@ static PetscErrorCode CIHybridDeviceOnly_ProductSetFromOptions(Mat C)
   Mat A = C->product->A;
 
   PetscFunctionBegin;
-  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall(CIHybridMakeHostCopy(A, "a MatProduct with a sparse or host operand"));
   PetscCall((*A->ops->productsetfromoptions)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -185,31 +190,11 @@ static PetscErrorCode CIHybridDeviceOnly_View(Mat A, PetscViewer viewer)
     PetscCall(MatCIHybridView_Info(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall(CIHybridMakeHostCopy(A, "MatView in full"));
   PetscCall((*A->ops->view)(A, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if GPUMATS_HAVE_CUDA
-static PetscErrorCode CIHybridDeviceOnly_GetDiagonal(Mat A, Vec v)
-{
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  PetscBool           on_device;
-  GpuMatsDeviceVec    dv;
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
-  if (!on_device) {
-    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
-    PetscCall((*A->ops->getdiagonal)(A, v));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(GpuMatsVecGetDeviceArray(v, GPUMATS_WRITE, &h->shadow.stage_y, &dv));
-  PetscCall(CIHybridDeviceGetDiagonal(h->dev, dv.device));
-  PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
 
 /* The table of a device-only matrix, from AIJ's (+ the shadow's) table 'full'. */
 static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *ops)
@@ -227,27 +212,30 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
   ops->bindtocpu        = full->bindtocpu;
   ops->getinfo          = CIHybridDeviceOnly_GetInfo;
   ops->view             = CIHybridDeviceOnly_View;
-#if GPUMATS_HAVE_CUDA
-  ops->getdiagonal = CIHybridDeviceOnly_GetDiagonal;
-#endif
   ops->productsetfromoptions = CIHybridDeviceOnly_ProductSetFromOptions;
+#if GPUMATS_HAVE_CUDA
+  /* on the device copy (cihybrid_device_algebra.c), the host copy only when they must */
+  ops->getdiagonal   = CIHybridDeviceOnly_GetDiagonal;
+  ops->shift         = CIHybridDeviceOnly_Shift;
+  ops->scale         = CIHybridDeviceOnly_Scale;
+  ops->diagonalset   = CIHybridDeviceOnly_DiagonalSet;
+  ops->axpy          = CIHybridDeviceOnly_AXPY;
+  ops->copy          = CIHybridDeviceOnly_Copy;
+  ops->duplicate     = CIHybridDeviceOnly_Duplicate;
+  ops->zeroentries   = CIHybridDeviceOnly_ZeroEntries;
+  ops->norm          = CIHybridDeviceOnly_Norm;
+  ops->assemblybegin = CIHybridDeviceOnly_Assembly;
+  ops->assemblyend   = CIHybridDeviceOnly_Assembly;
+#endif
   /* the host copy first */
   ops->getrow              = CIHybridHostOp_getrow;
   ops->getrowij            = CIHybridHostOp_getrowij;
   ops->getcolumnij         = CIHybridHostOp_getcolumnij;
-  ops->norm                = CIHybridHostOp_norm;
-  ops->zeroentries         = CIHybridHostOp_zeroentries;
-  ops->scale               = CIHybridHostOp_scale;
-  ops->shift               = CIHybridHostOp_shift;
   ops->setvalues           = CIHybridHostOp_setvalues;
   ops->getvalues           = CIHybridHostOp_getvalues;
   ops->diagonalscale       = CIHybridHostOp_diagonalscale;
-  ops->diagonalset         = CIHybridHostOp_diagonalset;
-  ops->axpy                = CIHybridHostOp_axpy;
-  ops->copy                = CIHybridHostOp_copy;
   ops->transpose           = CIHybridHostOp_transpose;
   ops->equal               = CIHybridHostOp_equal;
-  ops->duplicate           = CIHybridHostOp_duplicate;
   ops->createsubmatrix     = CIHybridHostOp_createsubmatrix;
   ops->createsubmatrices   = CIHybridHostOp_createsubmatrices;
   ops->issymmetric         = CIHybridHostOp_issymmetric;
@@ -260,12 +248,27 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
   ops->sor                 = CIHybridHostOp_sor;
   ops->invertblockdiagonal = CIHybridHostOp_invertblockdiagonal;
   ops->increaseoverlap     = CIHybridHostOp_increaseoverlap;
-  ops->assemblybegin       = CIHybridHostOp_assemblybegin;
-  ops->assemblyend         = CIHybridHostOp_assemblyend;
   ops->load                = CIHybridHostOp_load;
 }
 
 /* ---- the assembly ---------------------------------------------------------------------------- */
+
+/* A's device copy (h->dev, with the layout h->fmt) is now the only copy of its entries, and its
+   host AIJ is empty and assembled. */
+PetscErrorCode CIHybridBecomeDeviceOnly(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+  h->shadow.nnz   = h->fmt.nnz;
+  h->dev_current  = PETSC_TRUE;
+  h->host_current = PETSC_FALSE;
+  h->device_only  = PETSC_TRUE;
+  h->host_ops     = *A->ops;
+  CIHybridDeviceOnlyOps(&h->host_ops, A->ops);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybridDeviceRows *rows)
 {
@@ -281,16 +284,16 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
   PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
 #if GPUMATS_HAVE_CUDA
   {
-    const PetscInt m = A->rmap->n;
-    PetscInt      *len, *rowptr;
-    PetscInt64     nnz = 0;
-    PetscLogDouble t0, t1, t2;
-    PetscErrorCode ierr;
+    const PetscInt         m = A->rmap->n;
+    const PetscObjectState nonzerostate = A->nonzerostate;
+    const PetscBool        was_device_only = h->device_only;
+    PetscInt              *len, *rowptr;
+    PetscInt64             nnz  = 0;
+    PetscBool              same = PETSC_FALSE;
+    CIHybridDevice         old;
+    PetscLogDouble         t0, t1, t2;
+    PetscErrorCode         ierr;
 
-    if (h->device_only) { /* assembled again: the old entries go, no host copy of them is needed */
-      *A->ops        = h->host_ops;
-      h->device_only = PETSC_FALSE;
-    }
     PetscCall(PetscTime(&t0));
     PetscCall(PetscMalloc2(m, &len, m + 1, &rowptr));
     PetscCall(CIHybridDeviceCountRows(m, rows, len));
@@ -302,29 +305,36 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
       rowptr[i + 1] = (PetscInt)nnz;
     }
     PetscCall(PetscTime(&t1));
+    if (h->device_only) { /* assembled again: the old entries go, no host copy of them is needed */
+      *A->ops        = h->host_ops;
+      h->device_only = PETSC_FALSE;
+    }
+    /* the old device copy stays until the new pattern is compared with it */
+    old    = h->dev;
+    h->dev = NULL;
     /* the host AIJ: empty and assembled */
     PetscCall(MatSeqAIJSetPreallocation(A, 0, NULL));
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-    PetscCall(CIHybridLayout(A, h, rowptr, NULL));
+    ierr = CIHybridLayout(A, h, rowptr, NULL);
+    if (!ierr) ierr = CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev);
+    if (!ierr && old) ierr = CIHybridDeviceSamePattern(old, h->dev, &same);
     PetscCall(PetscFree2(len, rowptr));
-    ierr = CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev);
+    PetscCall(CIHybridDeviceDestroy(&old));
     if (ierr) { /* no entries anywhere: unassembled, so that no product can read the empty AIJ */
       PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
       A->assembled = PETSC_FALSE;
     }
     PetscCall(ierr);
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
-    PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
-    h->shadow.nnz   = h->fmt.nnz;
-    h->dev_current  = PETSC_TRUE;
-    h->host_current = PETSC_FALSE;
-    h->device_only  = PETSC_TRUE;
-    h->host_ops     = *A->ops;
-    CIHybridDeviceOnlyOps(&h->host_ops, A->ops);
+    /* New values on the pattern the device held alone: the pattern did not change.  Otherwise
+       it did, also when only a host copy (a factorization's, say) is gone. */
+    if (same && was_device_only) A->nonzerostate = nonzerostate;
+    else A->nonzerostate = PetscMax(A->nonzerostate, nonzerostate + 1);
+    PetscCall(CIHybridBecomeDeviceOnly(A));
     PetscCall(PetscTime(&t2));
-    PetscCall(PetscInfo(A, "Assembled on the device: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; counting %g s, layout + fill + check %g s; no host copy\n", m, A->cmap->n, nnz, t1 - t0, t2 - t1));
+    PetscCall(PetscInfo(A, "Assembled on the device: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros, %s; counting %g s, layout + fill + check %g s; no host copy\n", m, A->cmap->n, nnz, same ? "the pattern of before" : "a new pattern", t1 - t0, t2 - t1));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -335,9 +345,11 @@ static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType fty
 {
   PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
   PetscBool foundtype, foundmtype;
+  char      why[64];
 
   PetscFunctionBegin;
-  PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+  PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
+  PetscCall(CIHybridMakeHostCopy(A, why));
   PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
   PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));

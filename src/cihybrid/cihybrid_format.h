@@ -67,6 +67,8 @@ const char *CIHybridStatusString(CIHybridStatus);
    Build: Layout then Fill; on failure only the sizes stay.  The entries split reads no column
    (colidx may be NULL: a layout from the row lengths alone). */
 CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
+/* The layout of src (sizes, statistics, ell_len, csr_start) into dst, without the big arrays. */
+CIHybridStatus CIHybridLayoutCopy(const CIHybridFormat *src, CIHybridFormat *dst);
 CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt);
 CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
 CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const PetscScalar *vals, CIHybridFormat *fmt); /* needs the filled arrays */

@@ -43,8 +43,21 @@ PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const Pets
 
 /* device assembly (cihybrid_device_only.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);
-PETSC_INTERN PetscErrorCode MatCIHybridMakeHostCopy_SeqAIJCIHybrid(Mat);
+/* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */
+PETSC_INTERN PetscErrorCode CIHybridMakeHostCopy(Mat, const char *why);
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode CIHybridBecomeDeviceOnly(Mat);
+/* the ops of a device-only matrix that run on its device copy (cihybrid_device_algebra.c) */
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_GetDiagonal(Mat, Vec);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Shift(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_DiagonalSet(Mat, Vec, InsertMode);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Scale(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_ZeroEntries(Mat);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Norm(Mat, NormType, PetscReal *);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Assembly(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AXPY(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat, MatDuplicateOption, Mat *);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Copy(Mat, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat, Mat, PetscBool *);
 

@@ -69,7 +69,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
   if (h->device_only) { /* built on the device: current there; the host side needs the host copy */
     if (*on_device) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatCIHybridMakeHostCopy_SeqAIJCIHybrid(A));
+    PetscCall(CIHybridMakeHostCopy(A, "products on the host (no device, -mat_gpumats_backend host or MatBindToCPU)"));
   }
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->dev_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
