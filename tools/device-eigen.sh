@@ -16,6 +16,10 @@
 # the CPU ones run once.  GPUMATS_EIGEN_GPU_TIME=1: event times wait for the GPU
 # kernels (ci_eigen -ci_log_gpu_time; default 0 here: solve times without that
 # synchronisation, MatMult and MatMatMult times are launch times).
+# GPUMATS_EIGEN_CPU=0 leaves the CPU runs out.  cihybrid's Hamiltonian is made on the GPU
+# (ci_eigen's default); the '_hostmade' runs make it on the host and upload it, as before issue 10.
+# The '_sinvert' runs find the first excited state of the sector (-75.7752) by shift-and-invert
+# with an iterative inner solve (GMRES + Jacobi on A - sigma I, all products on the GPU).
 # Usage: tools/device-eigen.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
@@ -44,15 +48,20 @@ cusparse="-mat_type aijcusparse"
 lobpcg="-eps_type lobpcg -st_ksp_type preonly -st_pc_type jacobi -st_shift -77"
 for space in ${GPUMATS_EIGEN_SPACES:-isym}; do
   sector=""; [ "$space" = isym ] && sector="-fci_sector isym"
-  solve "${space}_ks_aij_cpu" "$NP" $sector -mat_type aij
+  cpu=${GPUMATS_EIGEN_CPU:-1}
+  [ "$cpu" = 1 ] && solve "${space}_ks_aij_cpu" "$NP" $sector -mat_type aij
   solve "${space}_ks_aijcusparse" 1 $sector $cusparse
   solve "${space}_ks_cihybrid" 1 $sector $gpumats
+  solve "${space}_ks_cihybrid_hostmade" 1 $sector $gpumats -fci_assembly host
   [ "$space" = full ] && continue # one eigensolver for the full space
   for bs in 8 16; do
     solve "${space}_lobpcg${bs}_cihybrid_spmm" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
     solve "${space}_lobpcg${bs}_cihybrid_spmv" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult vecs
     solve "${space}_lobpcg${bs}_aijcusparse" 1 $sector $cusparse $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
-    solve "${space}_lobpcg${bs}_aij_cpu" "$NP" $sector -mat_type aij $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
+    [ "$cpu" = 1 ] && solve "${space}_lobpcg${bs}_aij_cpu" "$NP" $sector -mat_type aij $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
   done
+  sinvert="-st_type sinvert -eps_target -75.80 -eps_nev 1 -eps_tol 1e-8 -st_ksp_type gmres -st_ksp_gmres_restart 100 -st_pc_type jacobi -st_ksp_rtol 1e-10"
+  solve "${space}_sinvert_cihybrid" 1 $sector $gpumats $sinvert
+  solve "${space}_sinvert_aijcusparse" 1 $sector $cusparse $sinvert
 done
 exit $status

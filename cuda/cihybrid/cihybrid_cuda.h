@@ -45,6 +45,9 @@ PetscErrorCode CIHybridDeviceMissingDiagonal(CIHybridDevice dev, PetscInt *missi
 PetscErrorCode CIHybridDeviceShiftDiagonal(CIHybridDevice dev, PetscScalar a);
 PetscErrorCode CIHybridDeviceSetDiagonal(CIHybridDevice dev, const PetscScalar *d, PetscBool add);
 PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *nrm);
+/* n entries (host arrays, sorted, no two alike) inserted or added into their stored slots; when
+   *missing of them have none, nothing is written. */
+PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int32_t *rows, const int32_t *cols, const PetscScalar *vals, PetscBool add, PetscInt *missing);
 /* y = A x (+ y0), all pointers device memory; y0 may be NULL or equal y. Runs on GpuMatsCUDAStream(). */
 PetscErrorCode CIHybridDeviceMult(CIHybridDevice dev, CIHybridKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 /* y = A^T x (+ y0) */

@@ -24,6 +24,7 @@ static PetscErrorCode CIHybridContextDestroy(Mat A)
   PetscFunctionBegin;
   if (!h) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
+  PetscCall(CIHybridStashFree(&h->stash));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

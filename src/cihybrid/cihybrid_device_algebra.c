@@ -100,10 +100,142 @@ PetscErrorCode CIHybridDeviceOnly_Norm(Mat A, NormType type, PetscReal *nrm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Nothing can be pending: MatSetValues makes the host copy, and then AIJ's assembly runs. */
-PetscErrorCode CIHybridDeviceOnly_Assembly(Mat A, MatAssemblyType type)
+PetscErrorCode CIHybridStashFree(CIHybridStash *stash)
 {
   PetscFunctionBegin;
+  PetscCall(PetscFree3(stash->rows, stash->cols, stash->vals));
+  stash->n = stash->cap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MAT_ROW_ORIENTED is AIJ's to keep; the stash reads v[] the same way. */
+PetscErrorCode CIHybridDeviceOnly_SetOption(Mat A, MatOption op, PetscBool flg)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  if (op == MAT_ROW_ORIENTED) h->column_oriented = flg ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall((*h->host_ops.setoption)(A, op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Values are kept until the assembly, which writes them into their stored slots on the device. */
+PetscErrorCode CIHybridDeviceOnly_SetValues(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
+{
+  CIHybridStash *st = &((Mat_SeqAIJCIHybrid *)A->spptr)->stash;
+  const PetscBool cols_first = ((Mat_SeqAIJCIHybrid *)A->spptr)->column_oriented;
+
+  PetscFunctionBegin;
+  if (st->n + m * n > st->cap) {
+    const PetscInt cap = PetscMax(2 * st->cap, st->n + m * n);
+    int32_t       *rows, *cols;
+    PetscScalar   *vals;
+
+    PetscCall(PetscMalloc3(cap, &rows, cap, &cols, cap, &vals));
+    if (st->n) {
+      PetscCall(PetscArraycpy(rows, st->rows, st->n));
+      PetscCall(PetscArraycpy(cols, st->cols, st->n));
+      PetscCall(PetscArraycpy(vals, st->vals, st->n));
+    }
+    PetscCall(PetscFree3(st->rows, st->cols, st->vals));
+    st->rows = rows;
+    st->cols = cols;
+    st->vals = vals;
+    st->cap  = cap;
+  }
+  for (PetscInt i = 0; i < m; i++) {
+    if (im[i] < 0) continue;
+    PetscCheck(im[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row too large: row %" PetscInt_FMT " max %" PetscInt_FMT, im[i], A->rmap->n - 1);
+    for (PetscInt j = 0; j < n; j++) {
+      if (in[j] < 0) continue;
+      PetscCheck(in[j] < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Column too large: col %" PetscInt_FMT " max %" PetscInt_FMT, in[j], A->cmap->n - 1);
+      st->rows[st->n] = (int32_t)im[i];
+      st->cols[st->n] = (int32_t)in[j];
+      st->vals[st->n] = v ? (cols_first ? v[i + j * m] : v[i * n + j]) : 0.0;
+      st->n++;
+    }
+  }
+  st->mode = mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CIHybridDeviceOnly_AssemblyBegin(Mat A, MatAssemblyType type)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  int32_t     row, col;
+  PetscInt    order;
+  PetscScalar val;
+} CIHybridStashEntry;
+
+static int CIHybridStashCompare(const void *a, const void *b)
+{
+  const CIHybridStashEntry *x = (const CIHybridStashEntry *)a, *y = (const CIHybridStashEntry *)b;
+
+  if (x->row != y->row) return x->row < y->row ? -1 : 1;
+  if (x->col != y->col) return x->col < y->col ? -1 : 1;
+  return x->order < y->order ? -1 : (x->order > y->order);
+}
+
+/* The stash sorted by row and column, each entry once: the last one inserted, or the sum of the
+   added ones (written back into the stash's arrays; returns their number). */
+static PetscErrorCode CIHybridStashCombine(CIHybridStash *st, PetscInt *n)
+{
+  CIHybridStashEntry *e;
+  PetscInt            u = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(st->n, &e));
+  for (PetscInt k = 0; k < st->n; k++) {
+    e[k].row   = st->rows[k];
+    e[k].col   = st->cols[k];
+    e[k].order = k;
+    e[k].val   = st->vals[k];
+  }
+  qsort(e, (size_t)st->n, sizeof(*e), CIHybridStashCompare);
+  for (PetscInt k = 0; k < st->n; k++) {
+    if (u && e[k].row == st->rows[u - 1] && e[k].col == st->cols[u - 1]) {
+      st->vals[u - 1] = st->mode == ADD_VALUES ? st->vals[u - 1] + e[k].val : e[k].val;
+      continue;
+    }
+    st->rows[u] = e[k].row;
+    st->cols[u] = e[k].col;
+    st->vals[u] = e[k].val;
+    u++;
+  }
+  PetscCall(PetscFree(e));
+  *n = u;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stash on the device when every entry has a stored slot; otherwise (new nonzeros) the host
+   copy takes them all and AIJ's assembly runs. */
+PetscErrorCode CIHybridDeviceOnly_AssemblyEnd(Mat A, MatAssemblyType type)
+{
+  Mat_SeqAIJCIHybrid *h  = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridStash      *st = &h->stash;
+  PetscInt            n, missing;
+  char                why[128];
+
+  PetscFunctionBegin;
+  if (!st->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CIHybridStashCombine(st, &n));
+  PetscCall(CIHybridDeviceSetValues(h->dev, n, st->rows, st->cols, st->vals, st->mode == ADD_VALUES ? PETSC_TRUE : PETSC_FALSE, &missing));
+  if (missing) {
+    PetscCall(PetscSNPrintf(why, sizeof(why), "MatSetValues (%" PetscInt_FMT " of %" PetscInt_FMT " entries are not stored: new nonzeros)", missing, n));
+    PetscCall(CIHybridMakeHostCopy(A, why));
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt row = st->rows[k], col = st->cols[k];
+
+      PetscCall((*A->ops->setvalues)(A, 1, &row, 1, &col, &st->vals[k], st->mode));
+    }
+    PetscCall((*A->ops->assemblybegin)(A, type));
+    PetscCall((*A->ops->assemblyend)(A, type));
+  }
+  st->n = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -68,6 +68,9 @@ PetscErrorCode CIHybridMakeHostCopy(Mat A, const char *why)
   A->structural_symmetry_eternal = eternal[1];
   A->spd_eternal                 = eternal[2];
   PetscCall(PetscFree3(rowptr, cols, vals));
+  /* the device build fixed no preallocation the user asked for: new nonzeros may be added, as
+     into an AIJ matrix that was never preallocated */
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   /* the same values and pattern: the states the fill advanced go back */
   PetscCall(PetscObjectStateSet((PetscObject)A, state));
   A->nonzerostate = nonzerostate;
@@ -134,7 +137,6 @@ PetscErrorCode MatCIHybridAssembleOnDevice(Mat A, const MatCIHybridDeviceRows *r
 CIHYBRID_HOST_OP(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v))
 CIHYBRID_HOST_OP(getrowij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
 CIHYBRID_HOST_OP(getcolumnij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
-CIHYBRID_HOST_OP(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 CIHYBRID_HOST_OP(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
 CIHYBRID_HOST_OP(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r))
 CIHYBRID_HOST_OP(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B))
@@ -224,14 +226,15 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
   ops->duplicate     = CIHybridDeviceOnly_Duplicate;
   ops->zeroentries   = CIHybridDeviceOnly_ZeroEntries;
   ops->norm          = CIHybridDeviceOnly_Norm;
-  ops->assemblybegin = CIHybridDeviceOnly_Assembly;
-  ops->assemblyend   = CIHybridDeviceOnly_Assembly;
+  ops->setvalues     = CIHybridDeviceOnly_SetValues;
+  ops->setoption     = CIHybridDeviceOnly_SetOption;
+  ops->assemblybegin = CIHybridDeviceOnly_AssemblyBegin;
+  ops->assemblyend   = CIHybridDeviceOnly_AssemblyEnd;
 #endif
   /* the host copy first */
   ops->getrow              = CIHybridHostOp_getrow;
   ops->getrowij            = CIHybridHostOp_getrowij;
   ops->getcolumnij         = CIHybridHostOp_getcolumnij;
-  ops->setvalues           = CIHybridHostOp_setvalues;
   ops->getvalues           = CIHybridHostOp_getvalues;
   ops->diagonalscale       = CIHybridHostOp_diagonalscale;
   ops->transpose           = CIHybridHostOp_transpose;

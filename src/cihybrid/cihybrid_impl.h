@@ -6,6 +6,15 @@
   #include "cuda/cihybrid/cihybrid_cuda.h"
 #endif
 
+/* MatSetValues into a device-only matrix, kept on the host until the assembly applies them on the
+   device (cihybrid_device_algebra.c) */
+typedef struct {
+  PetscInt     n, cap;
+  int32_t     *rows, *cols;
+  PetscScalar *vals;
+  InsertMode   mode;
+} CIHybridStash;
+
 typedef struct {
   GpuMatsShadow    shadow;
   PetscInt         boundary; /* as set by the user; MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
@@ -17,6 +26,8 @@ typedef struct {
   PetscBool        dev_current;  /* the device copy holds the current values */
   PetscBool        device_only;  /* assembled on the device, host AIJ still empty (cihybrid_device_only.c) */
   struct _MatOps   host_ops;     /* the full table, put back when the host copy is made */
+  CIHybridStash    stash;        /* values set into the device-only matrix, not yet assembled */
+  PetscBool        column_oriented; /* MAT_ROW_ORIENTED false, set while device-only */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice dev;
 #endif
@@ -54,7 +65,11 @@ PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_DiagonalSet(Mat, Vec, InsertMode)
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Scale(Mat, PetscScalar);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_ZeroEntries(Mat);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Norm(Mat, NormType, PetscReal *);
-PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Assembly(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AssemblyBegin(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AssemblyEnd(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_SetValues(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_SetOption(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode CIHybridStashFree(CIHybridStash *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AXPY(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Copy(Mat, Mat, MatStructure);
