@@ -215,6 +215,7 @@ static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
   PetscCall(CreateOnDevice(g, -1, &A));
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
   PetscCall(ExpectSameEntries(D, B, "MatDuplicate", NULL));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  MatDuplicate of a device-built matrix, then its host copy: same entries\n"));
   PetscCall(CheckProducts(t, A, B, "after MatDuplicate"));
   PetscCall(MatDestroy(&D));
   PetscCall(MatDestroy(&A));
@@ -261,6 +262,7 @@ static PetscErrorCode CheckHostCopies(TestCtx *t, Gen *g)
   PetscCall(ExpectSameEntries(A, B, "MatCIHybridMakeHostCopy", NULL));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "host copies of a device-built %d x %d matrix: passed\n", g->m, g->n));
   PetscFunctionReturn(0);
 }
 
@@ -324,6 +326,7 @@ static PetscErrorCode CheckDeviceAlgebra(TestCtx *t, Gen *g)
   PetscCall(CheckProducts(t, A, B, "after MatScale"));
   PetscCall(ExpectState(A, &st, PETSC_FALSE, "MatMult"));
   PetscCall(ExpectDeviceOnly(A, PETSC_TRUE, "after MatScale, MatNorm and products"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s: scale and norms\n", desc));
   /* duplicate, AXPY of one pattern, copy, zero: device to device */
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
   PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &Dref));
@@ -347,6 +350,7 @@ static PetscErrorCode CheckDeviceAlgebra(TestCtx *t, Gen *g)
   PetscCall(ExpectDeviceOnly(D, PETSC_TRUE, "MatZeroEntries"));
   PetscCall(ExpectDeviceOnly(E, PETSC_TRUE, "MatCopy"));
   PetscCall(MatDestroy(&E));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s: duplicate, AXPY, copy, zero\n", desc));
   /* shift, the identity as a matrix, the diagonal: on the device when every diagonal entry is stored */
   PetscCall(MatShift(A, 2.5));
   PetscCall(MatShift(B, 2.5));
@@ -414,6 +418,7 @@ static PetscErrorCode CheckDeviceAlgebra(TestCtx *t, Gen *g)
   PetscCall(MatDestroy(&Dref));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: passed\n", desc));
   PetscFunctionReturn(0);
 }
 
