@@ -232,7 +232,7 @@ PetscErrorCode CIHybridDeviceOnly_AssemblyEnd(Mat A, MatAssemblyType type)
 
       PetscCall((*A->ops->setvalues)(A, 1, &row, 1, &col, &st->vals[k], st->mode));
     }
-    PetscCall((*A->ops->assemblybegin)(A, type));
+    if (A->ops->assemblybegin) PetscCall((*A->ops->assemblybegin)(A, type)); /* AIJ has none */
     PetscCall((*A->ops->assemblyend)(A, type));
   }
   st->n = 0;
