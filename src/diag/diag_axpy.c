@@ -45,7 +45,7 @@ static PetscErrorCode DiagUnionFormat(Mat Y, const unsigned char *marks, PetscIn
   Mat_SeqDiag   *d  = (Mat_SeqDiag *)Y->spptr;
   DiagFormat    *fy = &d->fmt;
   const PetscInt m = fy->nrows, n = fy->ncols, range = fy->scheme == DIAG_SCHEME_HM ? m + n : n;
-  PetscInt      *extra, nextra = 0;
+  PetscInt      *extra, nextra = 0, nnew = 0;
   unsigned char *part;
   PetscInt64     stored = fy->start[fy->ndiag];
 
@@ -55,13 +55,15 @@ static PetscErrorCode DiagUnionFormat(Mat Y, const unsigned char *marks, PetscIn
     const PetscInt off = fy->scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
 
     if (!marks[r]) continue;
-    if (DiagFind(fy, off) < 0) stored += fy->scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, off) : n;
+    if (DiagFind(fy, off) < 0) stored += fy->scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, off) : n, nnew++;
     extra[nextra] = off;
     part[nextra++] = fy->scheme == DIAG_SCHEME_HM ? DIAG_PART_UPPER : marks[r];
   }
-  PetscCall(DiagCheckFill(Y, op, fy->ndiag + nextra, stored, fy->nnz + fresh, d->settings.max_fill));
+  /* Y's own diagonals count as entries (it was accepted with them); a new diagonal adds its length
+     to the values stored and only the entries of X on it to the nonzeros */
+  PetscCall(DiagCheckFill(Y, op, fy->ndiag + nnew, stored, DiagPatternSize(fy) + fresh, d->settings.max_fill));
   PetscCall(DiagCheckStatus(DiagFormatWithDiagonals(fy, nextra, extra, fy->scheme == DIAG_SCHEME_CDM ? part : NULL, g), Y, op));
-  g->nnz = fy->nnz + fresh;
+  g->nnz = DiagPatternSize(fy) + fresh;
   PetscCall(PetscFree2(extra, part));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
