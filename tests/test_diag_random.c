@@ -1,7 +1,7 @@
 static const char help[] = "Random operations on MATSEQDIAG / MATMPIDIAG and on their MATAIJ twins, compared.\n\
   -seed <7>       seed of the random matrices and operation orders\n\
   -tol <1e-12>    relative error allowed\n\
-  -rounds <1>     how many times each shape is drawn\n\
+  -rounds <3>     how many times each shape is drawn\n\
 Shapes from 0 x 0 to a few hundred, square and rectangular, schemes hm, cdm and auto, random\n\
 diagonal sets (banded, scattered offsets, with holes, with a diagonal of explicit zeros, no entries).\n\
 Each matrix goes through the operations PETSc's solvers call, in a random order: MatScale, MatShift,\n\
@@ -812,7 +812,7 @@ static PetscErrorCode RefusalChecks(TestCtx *t)
 static PetscErrorCode RunTests(void)
 {
   TestCtx        t;
-  PetscInt       seed = 7, rounds = 1, ncases = 0;
+  PetscInt       seed = 7, rounds = 3, ncases = 0;
   const PetscInt shapes[][2] = {
     {0,   0  },
     {1,   1  },
