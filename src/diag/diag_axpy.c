@@ -39,31 +39,50 @@ static void DiagMarkEntry(const DiagFormat *fy, PetscInt i, PetscInt j, unsigned
   }
 }
 
-/* fy extended by the marked diagonals (values copied, new ones zero) into *g, after the fill check */
-static PetscErrorCode DiagUnionFormat(Mat Y, const unsigned char *marks, PetscInt64 fresh, const char *op, DiagFormat *g)
+/* The values the union of Y's diagonals and the marked ones would store, and its nonzeros: Y's
+   own diagonals count as entries (it was accepted with them), a new diagonal adds its length to
+   the values and only the entries of X on it to the nonzeros */
+static void DiagUnionSize(const DiagFormat *fy, const unsigned char *marks, PetscInt64 fresh, PetscInt *ndiag, PetscInt64 *stored, PetscInt64 *nnz)
+{
+  const PetscInt m = fy->nrows, n = fy->ncols, range = fy->scheme == DIAG_SCHEME_HM ? m + n : n;
+
+  *ndiag  = fy->ndiag;
+  *stored = fy->start[fy->ndiag];
+  *nnz    = DiagPatternSize(fy) + fresh;
+  for (PetscInt r = 0; r < range; r++) {
+    const PetscInt off = fy->scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
+
+    if (marks[r] && DiagFind(fy, off) < 0) {
+      *stored += fy->scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, off) : n;
+      (*ndiag)++;
+    }
+  }
+}
+
+/* Y's format extended by the marked diagonals (values copied, new ones zero) into *g, after the
+   fill check; marks is freed (also when the check refuses) */
+static PetscErrorCode DiagUnionFormat(Mat Y, unsigned char **marks, PetscInt64 fresh, const char *op, DiagFormat *g)
 {
   Mat_SeqDiag   *d  = (Mat_SeqDiag *)Y->spptr;
   DiagFormat    *fy = &d->fmt;
   const PetscInt m = fy->nrows, n = fy->ncols, range = fy->scheme == DIAG_SCHEME_HM ? m + n : n;
-  PetscInt      *extra, nextra = 0, nnew = 0;
+  PetscInt      *extra, nextra = 0, ndiag;
   unsigned char *part;
-  PetscInt64     stored = fy->start[fy->ndiag];
+  PetscInt64     stored, nnz;
 
   PetscFunctionBegin;
+  DiagUnionSize(fy, *marks, fresh, &ndiag, &stored, &nnz);
+  if (d->settings.max_fill > 0 && (double)stored > d->settings.max_fill * (double)PetscMax(nnz, 1)) PetscCall(PetscFree(*marks));
+  PetscCall(DiagCheckFill(Y, op, ndiag, stored, nnz, d->settings.max_fill));
   PetscCall(PetscMalloc2(PetscMax(range, 1), &extra, PetscMax(range, 1), &part));
   for (PetscInt r = 0; r < range; r++) {
-    const PetscInt off = fy->scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
-
-    if (!marks[r]) continue;
-    if (DiagFind(fy, off) < 0) stored += fy->scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, off) : n, nnew++;
-    extra[nextra] = off;
-    part[nextra++] = fy->scheme == DIAG_SCHEME_HM ? DIAG_PART_UPPER : marks[r];
+    if (!(*marks)[r]) continue;
+    extra[nextra] = fy->scheme == DIAG_SCHEME_HM ? r - (m - 1) : r;
+    part[nextra++] = fy->scheme == DIAG_SCHEME_HM ? DIAG_PART_UPPER : (*marks)[r];
   }
-  /* Y's own diagonals count as entries (it was accepted with them); a new diagonal adds its length
-     to the values stored and only the entries of X on it to the nonzeros */
-  PetscCall(DiagCheckFill(Y, op, fy->ndiag + nnew, stored, DiagPatternSize(fy) + fresh, d->settings.max_fill));
+  PetscCall(PetscFree(*marks));
   PetscCall(DiagCheckStatus(DiagFormatWithDiagonals(fy, nextra, extra, fy->scheme == DIAG_SCHEME_CDM ? part : NULL, g), Y, op));
-  g->nnz = DiagPatternSize(fy) + fresh;
+  g->nnz = nnz;
   PetscCall(PetscFree2(extra, part));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -106,8 +125,7 @@ PetscErrorCode MatAXPY_SeqDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
 
         if (DiagSlotEntry(fx, t, p, &i, &j)) DiagMarkEntry(fy, i, j, marks, &fresh);
       }
-    PetscCall(DiagUnionFormat(Y, marks, fresh, "MatAXPY", &g));
-    PetscCall(PetscFree(marks));
+    PetscCall(DiagUnionFormat(Y, &marks, fresh, "MatAXPY", &g));
     if (g.ndiag != fy->ndiag) PetscCall(MatDiagSetFormat_SeqDiag(Y, &g));
     else { /* no new diagonal (CDM: perhaps new parts, whose slots are there): Y keeps its storage */
       if (fy->part) PetscCall(PetscArraycpy(fy->part, g.part, fy->ndiag));
@@ -152,8 +170,7 @@ PetscErrorCode MatAXPYGetPreallocation_SeqDiag(Mat Y, Mat X, Mat *B)
     PetscCall(MatRestoreRow(X, i, &nz, &cols, NULL));
   }
   PetscCall(MatRestoreRowUpperTriangular(X));
-  PetscCall(DiagUnionFormat(Y, marks, fresh, "MatAXPY", &g));
-  PetscCall(PetscFree(marks));
+  PetscCall(DiagUnionFormat(Y, &marks, fresh, "MatAXPY", &g));
   PetscCall(PetscArrayzero(g.val, g.start[g.ndiag]));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)Y), B));
   PetscCall(MatSetSizes(*B, Y->rmap->n, Y->cmap->n, Y->rmap->N, Y->cmap->N));

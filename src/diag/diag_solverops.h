@@ -7,6 +7,9 @@
 #include "diag/diag_impl.h"
 
 PETSC_INTERN PetscErrorCode MatSOR_SeqDiag(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+/* MatSOR's refusals (not assembled, not square, a zero diagonal it would divide by), made before
+   any work */
+PETSC_INTERN PetscErrorCode DiagSORCheckPivots(Mat, PetscReal omega, PetscReal fshift);
 
 PETSC_INTERN PetscErrorCode MatZeroRows_SeqDiag(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatZeroRowsColumns_SeqDiag(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);

@@ -95,7 +95,7 @@ static inline PetscScalar DiagRowUpper(const DiagRowPlan *p, PetscInt i, PetscSc
 }
 
 /* mdiag: a(i,i); idiag: what AIJ multiplies by (1/a(i,i), or omega/(fshift + a(i,i))), with AIJ's
-   handling of a zero diagonal: an error, or with a negative fshift a zero pivot recorded */
+   handling of a zero diagonal: with a negative fshift a zero pivot recorded (PCSOR reports it) */
 static PetscErrorCode DiagInvertDiagonal(Mat A, PetscReal omega, PetscReal fshift, PetscScalar *mdiag, PetscScalar *idiag)
 {
   const DiagFormat *f = &((Mat_SeqDiag *)A->spptr)->fmt;
@@ -105,8 +105,7 @@ static PetscErrorCode DiagInvertDiagonal(Mat A, PetscReal omega, PetscReal fshif
   for (PetscInt i = 0; i < n; i++) mdiag[i] = t >= 0 ? f->val[f->start[t] + i] : 0; /* slot i of diagonal 0 in both schemes */
   if (omega == 1.0 && PetscRealPart(fshift) <= 0.0) {
     for (PetscInt i = 0; i < n; i++) {
-      if (!PetscAbsScalar(mdiag[i])) {
-        PetscCheck(PetscRealPart(fshift), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "diag MatSOR: zero diagonal in row %" PetscInt_FMT " (SOR divides by it): give the matrix a nonzero diagonal, or a negative fshift to record a zero pivot instead", i);
+      if (!PetscAbsScalar(mdiag[i])) { /* fshift < 0: DiagSORCheckPivots refused a zero diagonal with fshift 0 */
         PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", i));
         A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
         A->factorerror_zeropivot_value = 0.0;
@@ -122,6 +121,21 @@ static PetscErrorCode DiagInvertDiagonal(Mat A, PetscReal omega, PetscReal fshif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode DiagSORCheckPivots(Mat A, PetscReal omega, PetscReal fshift)
+{
+  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f = &d->fmt;
+  const PetscInt    t = DiagFind(f, 0);
+
+  PetscFunctionBegin;
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatSOR: assemble the matrix first");
+  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatSOR: SOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  if (omega != 1.0 || PetscRealPart(fshift) != 0.0) PetscFunctionReturn(PETSC_SUCCESS); /* no check: AIJ's neither (a negative fshift records a zero pivot) */
+  for (PetscInt i = 0; i < A->rmap->n; i++) PetscCheck(t >= 0 && PetscAbsScalar(f->val[f->start[t] + i]), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "diag MatSOR: zero diagonal in row %" PetscInt_FMT " (SOR divides by it): give the matrix a nonzero diagonal, or a negative fshift to record a zero pivot instead", i);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_SeqDiag       *d = (Mat_SeqDiag *)A->spptr;
@@ -132,9 +146,7 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
   PetscLogDouble     nz;
 
   PetscFunctionBegin;
-  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatSOR: assemble the matrix first");
-  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatSOR: SOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
-  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  PetscCall(DiagSORCheckPivots(A, omega, fshift)); /* the refusals before anything is allocated */
   its = its * lits;
   nz  = (PetscLogDouble)d->fmt.start[d->fmt.ndiag];
   PetscCall(DiagRowPlanCreate(&d->fmt, &p));

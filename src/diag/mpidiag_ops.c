@@ -59,6 +59,7 @@ static PetscErrorCode MatSOR_MPIDiag(Mat M, Vec bb, PetscReal omega, MatSORType 
 
   PetscFunctionBegin;
   PetscCall(MPIDiagCheck(M, "MatSOR", PETSC_TRUE));
+  PetscCall(DiagSORCheckPivots(c->A, omega, fshift));
   if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER) {
     PetscCall(MatSOR_SeqDiag(c->A, bb, omega, flag, fshift, lits, 1, xx));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -277,12 +278,14 @@ static PetscErrorCode MPIDiagCheckFits(Mat M, Mat P, const char *op, PetscBool *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPIDiagRequireFits(Mat M, Mat P, const char *op)
+/* the same as an error on every process, the MPIAIJ *P destroyed first */
+static PetscErrorCode MPIDiagRequireFits(Mat M, Mat *P, const char *op)
 {
   PetscBool fits;
 
   PetscFunctionBegin;
-  PetscCall(MPIDiagCheckFits(M, P, op, &fits));
+  PetscCall(MPIDiagCheckFits(M, *P, op, &fits));
+  if (!fits) PetscCall(MatDestroy(P));
   PetscCheck(fits, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "mpidiag %s: on some process the result's diagonal block would spread over too many diagonals (the limit is -mat_diag_max_fill %g). Use an AIJ matrix for this result, or raise -mat_diag_max_fill (0: no limit)", op, (double)MPIDiagOf(M)->settings.max_fill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -346,7 +349,7 @@ static PetscErrorCode MatAXPY_MPIDiag_Any(Mat Y, PetscScalar a, Mat X, MatStruct
   PetscCall(MPIDiagToMPIAIJ(X, &Q));
   PetscCall(MatAXPY(P, a, Q, DIFFERENT_NONZERO_PATTERN));
   PetscCall(MatDestroy(&Q));
-  PetscCall(MPIDiagRequireFits(Y, P, "MatAXPY"));
+  PetscCall(MPIDiagRequireFits(Y, &P, "MatAXPY"));
   PetscCall(MPIDiagRebuildFrom(Y, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -363,7 +366,7 @@ PetscErrorCode MatAXPYGetPreallocation_MPIDiag(Mat Y, Mat X, Mat *B)
   PetscCall(MatAXPY(P, 1.0, Q, DIFFERENT_NONZERO_PATTERN)); /* the pattern is what counts */
   PetscCall(MatDestroy(&Q));
   PetscCall(MatZeroEntries(P));
-  PetscCall(MPIDiagRequireFits(Y, P, "MatAXPY"));
+  PetscCall(MPIDiagRequireFits(Y, &P, "MatAXPY"));
   PetscCall(MPIDiagNewFrom(Y, P, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -381,7 +384,7 @@ static PetscErrorCode MatCreateSubMatrix_MPIDiag(Mat M, IS isrow, IS iscol, MatR
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(PetscObjectTypeCompare((PetscObject)*B, MATMPIDIAG, &isdiag));
     if (isdiag) {
-      PetscCall(MPIDiagRequireFits(*B, S, "MatCreateSubMatrix"));
+      PetscCall(MPIDiagRequireFits(*B, &S, "MatCreateSubMatrix"));
       PetscCall(MPIDiagRebuildFrom(*B, S));
     } else {
       PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
