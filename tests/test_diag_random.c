@@ -9,8 +9,9 @@ MatDiagonalScale, MatDiagonalSet (INSERT, ADD), MatAXPY (X diag of either scheme
 MatStructure), MatZeroRows and MatZeroRowsColumns (rows from any process, with x and b), MatSOR\n\
 (every flag the solvers use), MatCreateSubMatrix, MatCreateSubMatrices (initial and reuse),\n\
 MatIncreaseOverlap, MatGetDiagonal, MatNorm; after each: the four products on random vectors and\n\
-the entries.  Then KSP with PCASM, PCBJACOBI (several blocks), PCFIELDSPLIT, PCSOR, PCEISENSTAT on a\n\
-diag operator against the same on AIJ, and the refusals and their messages.\n";
+the entries.  Then KSP with PCASM, PCGASM, PCBJACOBI (several blocks), PCFIELDSPLIT, PCSOR, PCEISENSTAT\n\
+on a diag operator against the same on AIJ, twice (the second setup reuses the submatrices), and the\n\
+refusals and their messages.\n";
 
 #include <petscksp.h>
 #include <string.h>
@@ -691,7 +692,7 @@ static PetscErrorCode RandomOperations(TestCtx *t, PetscInt M, PetscInt N, const
 /* ---- the preconditioners that take submatrices or sweeps, on a diag operator -------- */
 static PetscErrorCode SolverChecks(TestCtx *t)
 {
-  const char *pcs[] = {"asm", "bjacobi", "fieldsplit", "sor", "eisenstat", "jacobi"};
+  const char *pcs[] = {"asm", "gasm", "bjacobi", "fieldsplit", "sor", "eisenstat", "jacobi"};
   GlobalCSR   csr;
   const PetscInt off[] = {-7, -1, 0, 1, 2, 7};
   Mat         D, A0, A;
@@ -702,8 +703,8 @@ static PetscErrorCode SolverChecks(TestCtx *t)
   PetscCall(MatShift(D, 4.0));
   PetscCall(MatConvert(D, MATAIJ, MAT_INITIAL_MATRIX, &A)); /* the same stored entries: ASM's overlap follows them */
   for (size_t p = 0; p < sizeof(pcs) / sizeof(pcs[0]); p++) {
-    PetscInt  its[2];
-    PetscReal rnorm[2];
+    PetscInt  its[2][2];
+    PetscReal rnorm[2][2];
     Vec       b, x;
 
     if (t->size > 1 && !strcmp(pcs[p], "eisenstat")) continue; /* MPIAIJ's needs MatMultDiagonalBlock of its seqaij block (PETSc 3.18): nothing to compare with */
@@ -734,14 +735,20 @@ static PetscErrorCode SolverChecks(TestCtx *t)
           PetscCall(ISDestroy(&is[f]));
         }
       }
-      PetscCall(VecSet(x, 0.0));
-      PetscCall(KSPSolve(ksp, b, x));
-      PetscCall(KSPGetIterationNumber(ksp, &its[k]));
-      PetscCall(KSPGetResidualNorm(ksp, &rnorm[k]));
+      for (int solve = 0; solve < 2; solve++) { /* the second time the preconditioner reuses its submatrices (MAT_REUSE_MATRIX) */
+        if (solve) PetscCall(MatScale(k ? A : D, 0.5));
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(KSPGetIterationNumber(ksp, &its[solve][k]));
+        PetscCall(KSPGetResidualNorm(ksp, &rnorm[solve][k]));
+      }
+      PetscCall(MatScale(k ? A : D, 2.0));
       PetscCall(KSPDestroy(&ksp));
     }
-    PetscCheck(its[0] == its[1] && PetscAbsReal(rnorm[0] - rnorm[1]) <= 1e-6 * PetscMax(rnorm[1], 1e-30) + 1e-14, t->comm, PETSC_ERR_PLIB, "MISMATCH GMRES + PC %s: %" PetscInt_FMT " iterations to residual %g on diag, %" PetscInt_FMT " to %g on AIJ", pcs[p], its[0], (double)rnorm[0], its[1], (double)rnorm[1]);
-    t->ncompared++;
+    for (int solve = 0; solve < 2; solve++) {
+      PetscCheck(its[solve][0] == its[solve][1] && PetscAbsReal(rnorm[solve][0] - rnorm[solve][1]) <= 1e-6 * PetscMax(rnorm[solve][1], 1e-30) + 1e-14, t->comm, PETSC_ERR_PLIB, "MISMATCH GMRES + PC %s, solve %d: %" PetscInt_FMT " iterations to residual %g on diag, %" PetscInt_FMT " to %g on AIJ", pcs[p], solve, its[solve][0], (double)rnorm[solve][0], its[solve][1], (double)rnorm[solve][1]);
+      t->ncompared++;
+    }
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
   }

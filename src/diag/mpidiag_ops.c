@@ -418,6 +418,20 @@ static PetscErrorCode MatCreateSubMatrices_MPIDiag(Mat M, PetscInt n, const IS i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCGASM's subdomains on subcommunicators: MPIAIJ blocks, made (and refilled: the MPIAIJ copy has
+   the same structure as the one they came from) by PETSc's code */
+static PetscErrorCode MatCreateSubMatricesMPI_MPIDiag(Mat M, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
+{
+  Mat P;
+
+  PetscFunctionBegin;
+  PetscCall(MPIDiagCheck(M, "MatCreateSubMatricesMPI", PETSC_FALSE));
+  PetscCall(MPIDiagToMPIAIJ(M, &P));
+  PetscCall(MatCreateSubMatricesMPI(P, n, irow, icol, scall, submat));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatIncreaseOverlap_MPIDiag(Mat M, PetscInt n, IS is[], PetscInt ov)
 {
   Mat P;
@@ -441,6 +455,7 @@ PetscErrorCode MatMPIDiagInstallOps(Mat M)
   M->ops->axpy              = MatAXPY_MPIDiag_Any;
   M->ops->createsubmatrix   = MatCreateSubMatrix_MPIDiag;
   M->ops->createsubmatrices = MatCreateSubMatrices_MPIDiag;
+  M->ops->createsubmatricesmpi = MatCreateSubMatricesMPI_MPIDiag;
   M->ops->increaseoverlap   = MatIncreaseOverlap_MPIDiag;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
