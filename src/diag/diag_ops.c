@@ -265,14 +265,14 @@ PetscErrorCode MatDiagInstallOps_SeqDiag(Mat A)
   A->ops->transpose             = MatTranspose_SeqDiag;
   A->ops->productsetfromoptions = MatProductSetFromOptions_SeqDiag;
   /* what PETSc's solvers call besides the products (diag_sor.c, diag_rows.c, diag_axpy.c, diag_submat.c) */
-  A->ops->sor                = MatSOR_SeqDiag;
-  A->ops->zerorows           = MatZeroRows_SeqDiag;
-  A->ops->zerorowscolumns    = MatZeroRowsColumns_SeqDiag;
-  A->ops->diagonalscale      = MatDiagonalScale_SeqDiag;
-  A->ops->diagonalset        = MatDiagonalSet_SeqDiag;
-  A->ops->createsubmatrix    = MatCreateSubMatrix_SeqDiag;
-  A->ops->createsubmatrices  = MatCreateSubMatrices_SeqDiag;
-  A->ops->increaseoverlap    = MatIncreaseOverlap_SeqDiag;
+  A->ops->sor                   = MatSOR_SeqDiag;
+  A->ops->zerorows              = MatZeroRows_SeqDiag;
+  A->ops->zerorowscolumns       = MatZeroRowsColumns_SeqDiag;
+  A->ops->diagonalscale         = MatDiagonalScale_SeqDiag;
+  A->ops->diagonalset           = MatDiagonalSet_SeqDiag;
+  A->ops->createsubmatrix       = MatCreateSubMatrix_SeqDiag;
+  A->ops->createsubmatrices     = MatCreateSubMatrices_SeqDiag;
+  A->ops->increaseoverlap       = MatIncreaseOverlap_SeqDiag;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_SeqDiag));
 #if defined(PETSC_HAVE_DEVICE)
   A->ops->bindtocpu = MatBindToCPU_SeqDiag;

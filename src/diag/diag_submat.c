@@ -6,7 +6,10 @@
      strided index sets of a banded matrix do), else a seqaij one (-info says so);
    - MatCreateSubMatrices: seqaij blocks, since the subdomain solvers of ASM and block
      Jacobi factor them (ILU, LU), which runs on AIJ anyway.
-   MAT_REUSE_MATRIX refills the matrices given back before, whatever their type. */
+   MAT_REUSE_MATRIX refills the matrices given back before, whatever their type.
+   MatIncreaseOverlap follows the stored entries, explicit zeros included, as AIJ's follows
+   its own: a diagonal stores zeros where AIJ may have no entry (the end of a grid line), so
+   with several subdomains on one process the overlaps can differ from AIJ's on such rows. */
 #include "diag/diag_solverops.h"
 
 static DiagScheme DiagSchemeFromSetting(MatDiagScheme s)

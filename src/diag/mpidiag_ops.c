@@ -308,7 +308,7 @@ static PetscErrorCode MPIDiagNewFrom(Mat M, Mat P, Mat *B)
 
 /* X of this type: the same diagonals and ghost columns everywhere add value by value; any
    other pattern merges through MPIAIJ */
-static PetscErrorCode MatAXPY_MPIDiag_Any(Mat Y, PetscScalar a, Mat X, MatStructure str)
+static PetscErrorCode MatAXPY_MPIDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
   Mat_MPIDiag *cy = MPIDiagOf(Y), *cx = MPIDiagOf(X);
   PetscBool    same = PETSC_FALSE, all;
@@ -447,15 +447,15 @@ static PetscErrorCode MatIncreaseOverlap_MPIDiag(Mat M, PetscInt n, IS is[], Pet
 PetscErrorCode MatMPIDiagInstallOps(Mat M)
 {
   PetscFunctionBegin;
-  M->ops->sor               = MatSOR_MPIDiag;
-  M->ops->zerorows          = MatZeroRows_MPIDiag;
-  M->ops->zerorowscolumns   = MatZeroRowsColumns_MPIDiag;
-  M->ops->diagonalscale     = MatDiagonalScale_MPIDiag;
-  M->ops->diagonalset       = MatDiagonalSet_MPIDiag;
-  M->ops->axpy              = MatAXPY_MPIDiag_Any;
-  M->ops->createsubmatrix   = MatCreateSubMatrix_MPIDiag;
-  M->ops->createsubmatrices = MatCreateSubMatrices_MPIDiag;
+  M->ops->sor                  = MatSOR_MPIDiag;
+  M->ops->zerorows             = MatZeroRows_MPIDiag;
+  M->ops->zerorowscolumns      = MatZeroRowsColumns_MPIDiag;
+  M->ops->diagonalscale        = MatDiagonalScale_MPIDiag;
+  M->ops->diagonalset          = MatDiagonalSet_MPIDiag;
+  M->ops->axpy                 = MatAXPY_MPIDiag;
+  M->ops->createsubmatrix      = MatCreateSubMatrix_MPIDiag;
+  M->ops->createsubmatrices    = MatCreateSubMatrices_MPIDiag;
   M->ops->createsubmatricesmpi = MatCreateSubMatricesMPI_MPIDiag;
-  M->ops->increaseoverlap   = MatIncreaseOverlap_MPIDiag;
+  M->ops->increaseoverlap      = MatIncreaseOverlap_MPIDiag;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
