@@ -318,6 +318,19 @@ static PetscErrorCode OpAXPY(Case *c)
     PetscCall(MatDestroy(&XD));
     PetscCall(MatDestroy(&XA));
   }
+  { /* the other way round: an AIJ Y, a diag X (AIJ reads X's rows) */
+    Mat C1, C2;
+
+    PetscCall(RandValue(t->rnd, &a));
+    PetscCall(MatDuplicate(c->A, MAT_COPY_VALUES, &C1));
+    PetscCall(MatDuplicate(c->A, MAT_COPY_VALUES, &C2));
+    PetscCall(MatAXPY(C1, a, c->D, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(C2, a, c->A, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(PetscSNPrintf(d, sizeof(d), "%s: MatAXPY of an AIJ Y with a diag X", c->desc));
+    PetscCall(CompareEntries(t, C1, C2, d));
+    PetscCall(MatDestroy(&C1));
+    PetscCall(MatDestroy(&C2));
+  }
   PetscCall(GlobalCSRDestroy(&other));
   PetscCall(GlobalCSRDestroy(&sub));
   PetscFunctionReturn(0);
