@@ -579,6 +579,7 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   PetscCall(MatDiagComposeSettings(A, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", NULL)); /* composed by MatDiagInstallOps_SeqDiag */
   PetscCall(DiagFreeDevice(d));
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(MatDestroy(&d->stage));

@@ -1,6 +1,7 @@
 /* MATSEQDIAG: the multiplies (common machinery, diag kernels) and the algebra on the
-   diagonals: diagonal, scale, shift, AXPY, zero, norms, information, copy, transpose. */
-#include "diag/diag_impl.h"
+   diagonals: diagonal, scale, shift, zero, norms, information, copy, transpose; the ops
+   table, with the solver operations of diag_solverops.h. */
+#include "diag/diag_solverops.h"
 
 /* ---- the multiplies --------------------------------------------------------- */
 
@@ -93,89 +94,19 @@ static PetscErrorCode MatScale_SeqDiag(Mat A, PetscScalar a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A with the diagonals holding X's entries added where A lacks them (X of either scheme) */
-static PetscErrorCode DiagAddDiagonalsOf(Mat A, const DiagFormat *X)
-{
-  DiagFormat    *f = &((Mat_SeqDiag *)A->spptr)->fmt, g;
-  PetscInt      *extra, nextra = 0;
-  unsigned char *part;
-  PetscBool      missing = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc2(2 * X->ndiag + 1, &extra, 2 * X->ndiag + 1, &part));
-  for (PetscInt t = 0; t < X->ndiag; t++) {
-    PetscInt hm[2], nhm = 0;
-
-    if (X->scheme == DIAG_SCHEME_HM) hm[nhm++] = X->offset[t];
-    else {
-      if (X->part[t] & DIAG_PART_UPPER) hm[nhm++] = X->offset[t];
-      if (X->part[t] & DIAG_PART_LOWER) hm[nhm++] = X->offset[t] - X->ncols;
-    }
-    for (PetscInt h = 0; h < nhm; h++) {
-      const PetscInt off = f->scheme == DIAG_SCHEME_HM ? hm[h] : (hm[h] + f->ncols) % f->ncols;
-      const PetscInt u   = DiagFind(f, off);
-
-      extra[nextra]  = off;
-      part[nextra++] = (unsigned char)(hm[h] >= 0 ? DIAG_PART_UPPER : DIAG_PART_LOWER);
-      if (u < 0) missing = PETSC_TRUE;
-      else if (f->scheme == DIAG_SCHEME_CDM) f->part[u] |= part[nextra - 1]; /* the storage is there */
-    }
-  }
-  if (missing) {
-    PetscCall(PetscInfo(A, "DIAG: new diagonals for the entries of another matrix (AXPY or shift)\n"));
-    PetscCall(DiagCheckStatus(DiagFormatWithDiagonals(f, nextra, extra, part, &g), A, "Adding diagonals"));
-    PetscCall(MatDiagSetFormat_SeqDiag(A, &g));
-  }
-  PetscCall(PetscFree2(extra, part));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+/* Y + a I: the main diagonal added when missing (nothing to do without one: 0 rows or columns) */
 static PetscErrorCode MatShift_SeqDiag(Mat A, PetscScalar a)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-  PetscInt     t;
+  PetscScalar *v;
 
   PetscFunctionBegin;
   PetscCall(DiagCheckAssembled(A, "MatShift"));
-  if (DiagFind(&d->fmt, 0) < 0) {
-    DiagFormat     main;
-    PetscInt       zero = 0;
-    PetscInt64     start[2];
-    unsigned char  upper = DIAG_PART_UPPER;
-
-    /* a format holding only the main diagonal, to add its diagonal to A */
-    PetscCall(PetscMemzero(&main, sizeof(main)));
-    main.scheme = DIAG_SCHEME_CDM, main.nrows = A->rmap->n, main.ncols = A->cmap->n, main.ndiag = 1;
-    main.offset = &zero, main.start = start, main.part = &upper;
-    PetscCall(DiagAddDiagonalsOf(A, &main));
-  }
-  t = DiagFind(&d->fmt, 0);
-  for (PetscInt i = 0; i < PetscMin(A->rmap->n, A->cmap->n); i++) d->fmt.val[d->fmt.start[t] + i] += a;
+  if (PetscMin(A->rmap->n, A->cmap->n) == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DiagEnsureMainDiagonal_SeqDiag(A));
+  v = d->fmt.val + d->fmt.start[DiagFind(&d->fmt, 0)]; /* slot i is a(i,i) in both schemes */
+  for (PetscInt i = 0; i < PetscMin(A->rmap->n, A->cmap->n); i++) v[i] += a;
   PetscCall(MatDiagHostChanged_SeqDiag(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAXPY_SeqDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
-{
-  Mat_SeqDiag *dy = (Mat_SeqDiag *)Y->spptr;
-  DiagFormat  *fx = &((Mat_SeqDiag *)X->spptr)->fmt;
-
-  PetscFunctionBegin;
-  PetscCheck(Y->rmap->n == X->rmap->n && Y->cmap->n == X->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatAXPY: Y is %" PetscInt_FMT " x %" PetscInt_FMT ", X %" PetscInt_FMT " x %" PetscInt_FMT, Y->rmap->n, Y->cmap->n, X->rmap->n, X->cmap->n);
-  PetscCall(DiagCheckAssembled(Y, "MatAXPY"));
-  PetscCall(DiagCheckAssembled(X, "MatAXPY"));
-  PetscCall(DiagAddDiagonalsOf(Y, fx));
-  for (PetscInt t = 0; t < fx->ndiag; t++)
-    for (PetscInt64 p = 0; p < fx->start[t + 1] - fx->start[t]; p++) {
-      PetscInt          i, j, u;
-      PetscInt64        slot;
-      const DiagFormat *fy = &dy->fmt;
-
-      if (!DiagSlotEntry(fx, t, p, &i, &j)) continue;
-      u = DiagLocate(fy, i, j, &slot); /* present: DiagAddDiagonalsOf added X's diagonals */
-      fy->val[fy->start[u] + slot] += a * fx->val[fx->start[t] + p];
-    }
-  PetscCall(MatDiagHostChanged_SeqDiag(Y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -333,6 +264,16 @@ PetscErrorCode MatDiagInstallOps_SeqDiag(Mat A)
   A->ops->copy                  = MatCopy_SeqDiag;
   A->ops->transpose             = MatTranspose_SeqDiag;
   A->ops->productsetfromoptions = MatProductSetFromOptions_SeqDiag;
+  /* what PETSc's solvers call besides the products (diag_sor.c, diag_rows.c, diag_axpy.c, diag_submat.c) */
+  A->ops->sor                   = MatSOR_SeqDiag;
+  A->ops->zerorows              = MatZeroRows_SeqDiag;
+  A->ops->zerorowscolumns       = MatZeroRowsColumns_SeqDiag;
+  A->ops->diagonalscale         = MatDiagonalScale_SeqDiag;
+  A->ops->diagonalset           = MatDiagonalSet_SeqDiag;
+  A->ops->createsubmatrix       = MatCreateSubMatrix_SeqDiag;
+  A->ops->createsubmatrices     = MatCreateSubMatrices_SeqDiag;
+  A->ops->increaseoverlap       = MatIncreaseOverlap_SeqDiag;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_SeqDiag));
 #if defined(PETSC_HAVE_DEVICE)
   A->ops->bindtocpu = MatBindToCPU_SeqDiag;
 #endif

@@ -5,23 +5,7 @@
    entries are collected in a staging MPIAIJ (any process may set any row), whose
    pattern decides the diagonals and the ghost columns.  After it, each process sets
    entries of its own rows on the stored diagonals and ghost columns. */
-#include "diag/diag_impl.h"
-
-typedef struct {
-  Mat            A, B;   /* seqdiag diagonal block, seqaijpcsr off-process block (nghost columns) */
-  PetscInt      *garray; /* the global column of each column of B, ascending */
-  PetscInt       nghost;
-  Vec            lvec; /* ghost values of x */
-  VecScatter     Mvctx;
-  Mat            stage; /* MPIAIJ until the first assembly */
-  DiagSettings   settings;
-  GpuMatsBackend backend;
-  PetscInt      *row_cols; /* MatGetRow's scratch */
-  PetscScalar   *row_vals;
-  PetscInt       row_capacity;
-} Mat_MPIDiag;
-
-#define MPIDiagOf(M) ((Mat_MPIDiag *)(M)->data)
+#include "diag/mpidiag_impl.h"
 
 static PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op)
 {
@@ -268,10 +252,14 @@ static PetscErrorCode MatScale_MPIDiag(Mat M, PetscScalar a)
 
 static PetscErrorCode MatShift_MPIDiag(Mat M, PetscScalar a)
 {
+  PetscObjectState before;
+
   PetscFunctionBegin;
   PetscCall(MPIDiagCheckAssembled(M, "MatShift"));
   PetscCall(MPIDiagCheckSquareLayout(M, "MatShift"));
+  before = MPIDiagOf(M)->A->nonzerostate;
   PetscCall(MatShift(MPIDiagOf(M)->A, a));
+  PetscCall(MPIDiagSyncNonzeroState(M, before)); /* the main diagonal may have been added */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -391,7 +379,7 @@ static PetscErrorCode MatGetInfo_MPIDiag(Mat M, MatInfoType flag, MatInfo *info)
 }
 
 /* An MPIAIJ with M's entries */
-static PetscErrorCode MPIDiagToMPIAIJ(Mat M, Mat *P)
+PetscErrorCode MPIDiagToMPIAIJ(Mat M, Mat *P)
 {
   PetscInt *dnz, *onz;
 
@@ -516,7 +504,7 @@ static PetscErrorCode MatDuplicate_MPIDiag(Mat M, MatDuplicateOption op, Mat *N)
 
 /* The operations that may change which diagonals and ghost columns exist go through
    MPIAIJ (none of them is on a solver's path): the result rebuilds the matrix. */
-static PetscErrorCode MPIDiagRebuildFrom(Mat M, Mat P)
+PetscErrorCode MPIDiagRebuildFrom(Mat M, Mat P)
 {
   PetscFunctionBegin;
   PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
@@ -540,21 +528,6 @@ static PetscErrorCode MatCopy_MPIDiag(Mat M, Mat N, MatStructure str)
     PetscCall(MatCopy(P, N, DIFFERENT_NONZERO_PATTERN));
     PetscCall(MatDestroy(&P));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAXPY_MPIDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
-{
-  Mat P, Q;
-
-  PetscFunctionBegin;
-  PetscCall(MPIDiagCheckAssembled(Y, "MatAXPY"));
-  PetscCall(MPIDiagCheckAssembled(X, "MatAXPY"));
-  PetscCall(MPIDiagToMPIAIJ(Y, &P));
-  PetscCall(MPIDiagToMPIAIJ(X, &Q));
-  PetscCall(MatAXPY(P, a, Q, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatDestroy(&Q));
-  PetscCall(MPIDiagRebuildFrom(Y, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -728,6 +701,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatAXPYGetPreallocation_C", set ? MatAXPYGetPreallocation_MPIDiag : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -788,7 +762,6 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->load             = MatLoad_MPIDiag;
   M->ops->duplicate        = MatDuplicate_MPIDiag;
   M->ops->copy             = MatCopy_MPIDiag;
-  M->ops->axpy             = MatAXPY_MPIDiag;
   M->ops->transpose        = MatTranspose_MPIDiag;
   M->ops->view             = MatView_MPIDiag;
   M->ops->setfromoptions   = MatSetFromOptions_MPIDiag;
@@ -798,6 +771,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->bindtocpu = MatBindToCPU_MPIDiag;
   M->boundtocpu     = PETSC_FALSE;
 #endif
+  PetscCall(MatMPIDiagInstallOps(M)); /* SOR, zero rows, diagonal scale/set, AXPY, submatrices: mpidiag_ops.c */
   PetscCall(MPIDiagCompose(M, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)M, MATMPIDIAG));
   PetscCall(GpuMatsSetDefaultVecType(M, c->backend));
