@@ -111,12 +111,16 @@ typedef struct {
 } MatCIHybridDeviceRows;
 
 /* A: MatCreate + MatSetSizes + MatSetType(cihybrid) on one process (sizes m x n); returns it
-   assembled, its products on the device.  The host AIJ copy is made only when a host
-   operation needs it (MatGetRow, MatView other than the info formats, MatConvert, MatDuplicate,
-   factorizations, MatSetValues, host products...): MatCIHybridMakeHostCopy() makes it at once.
-   MatMult, MatMultTranspose, MatMultAdd, MatProduct with a dense B, MatGetDiagonal, MatGetInfo
-   and MatView info need none.  An error, with a way forward, when the products of A do not run
-   on a device (no GPU, -mat_gpumats_backend host, or gpumats without CUDA). */
+   assembled, its products on the device.  Called again, the generator's new values replace the
+   old (the nonzero state stays when the pattern is the same).  The host AIJ copy is made only
+   when a host operation needs it (MatGetRow, MatView other than the info formats, MatConvert,
+   factorizations, new nonzeros, host products...): MatCIHybridMakeHostCopy() makes it at once;
+   it leaves the object and nonzero states as they were.  None is needed by MatMult and its
+   variants, MatProduct with a dense B, MatGetDiagonal, MatGetInfo, MatView info, MatDuplicate,
+   MatCopy, MatShift, MatScale, MatDiagonalSet, MatZeroEntries, MatNorm, MatAXPY of one pattern
+   and MatSetValues into stored entries, which run on the device copy.  An error, with a way
+   forward, when the products of A do not run on a device (no GPU, -mat_gpumats_backend host,
+   or gpumats without CUDA). */
 PETSC_EXTERN PetscErrorCode MatCIHybridAssembleOnDevice(Mat, const MatCIHybridDeviceRows *);
 PETSC_EXTERN PetscErrorCode MatCIHybridMakeHostCopy(Mat);
 /* Does A hold its entries on the device only (assembled by MatCIHybridAssembleOnDevice(),
