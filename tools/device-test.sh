@@ -27,14 +27,22 @@ status=0
 if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh tools/device-bench.sh "$B" "$OUT"; exit $?; fi
 # device vectors, then host vectors (staging path); few files come back from the
 # device, so one log, and the failures' errors on stdout
-meson test -C "$B" --print-errorlogs --num-processes 4 > /tmp/tests-device.log 2>&1 || status=1
-PETSC_OPTIONS="$PETSC_OPTIONS -vec_type standard" meson test -C "$B" --print-errorlogs --num-processes 4 > /tmp/tests-host.log 2>&1 || status=1
-cat /tmp/tests-device.log /tmp/tests-host.log > "$OUT/tests.log"
-for run in device host; do
+# GPUMATS_TEST_VECTORS: the passes to run ("device host" by default; one of them to split the
+# suite over two calls of the device tool); GPUMATS_TEST_JOBS tests at a time (default 8)
+passes=${GPUMATS_TEST_VECTORS:-device host}
+jobs=${GPUMATS_TEST_JOBS:-8}
+: > "$OUT/tests.log"
+for run in $passes; do
+  opts=$PETSC_OPTIONS
+  [ "$run" = host ] && opts="$PETSC_OPTIONS -vec_type standard"
+  PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs --num-processes "$jobs" > /tmp/tests-$run.log 2>&1 || status=1
+  cat /tmp/tests-$run.log >> "$OUT/tests.log"
+done
+for run in $passes; do
   echo "== $run vectors: $(grep -E '^(Ok|Fail|Skipped|Timeout):' /tmp/tests-$run.log | tr -s ' ' | tr '\n' ' ')"
   grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" /tmp/tests-$run.log
 done
-grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" /tmp/tests-device.log /tmp/tests-host.log |
+grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
 # block products with B and C as dense CUDA matrices, 1 and 2 ranks
 for np in 1 2; do
