@@ -6,6 +6,7 @@
 #pragma once
 #include "common/gpumats_impl.h"
 #include "diag/diag_format.h"
+#include "diag/diag_stage.h"
 #if GPUMATS_HAVE_CUDA
   #include "cuda/diag/diag_cuda.h"
 #endif
@@ -32,7 +33,10 @@ typedef enum {
 typedef struct {
   GpuMatsShadow shadow; /* first: the common multiplies read it through A->spptr */
   DiagSettings  settings;
-  Mat           stage;      /* MATSEQAIJ collecting entries until the first assembly, else NULL */
+  DiagStage    *stage;      /* entries set until the first assembly (diag_assembly.c), else NULL */
+  PetscInt     *where;      /* the stored diagonal of each offset (HM d + m - 1, CDM k), -1 if none: MatSetValues in O(1) */
+  const PetscInt *where_for; /* the fmt.offset array 'where' was built for */
+  PetscBool     ignore_new_nonzeros; /* MAT_NEW_NONZERO_LOCATIONS false: entries off the diagonals are dropped */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
   DiagFormat    fmt;
   DiagValuesAt  values_at;
@@ -60,6 +64,27 @@ PETSC_INTERN PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M);
 PETSC_INTERN PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M);
 /* A DiagStatus from the builder as a PETSc error naming the operation */
 PETSC_INTERN PetscErrorCode DiagCheckStatus(DiagStatus, Mat, const char *what);
+
+/* building the diagonals: the scheme (settings, or 'automatic' for auto) and the refusal of a spread matrix */
+PETSC_INTERN DiagScheme     DiagSchemeOf(MatDiagScheme);
+PETSC_INTERN PetscErrorCode MatDiagPickScheme_SeqDiag(Mat, DiagScheme automatic, PetscInt64 hm, PetscInt64 cdm, DiagScheme *);
+PETSC_INTERN PetscErrorCode MatDiagCheckBuilt_SeqDiag(Mat, DiagStatus, const DiagFormat *, DiagScheme, PetscInt64 stored);
+
+/* diag_assembly.c: MatSetUp, MatSetValues (staged, then in place), assembly, preallocation, options */
+PETSC_INTERN PetscErrorCode MatDiagSetUpLayout_SeqDiag(Mat); /* sizes checked, no staging: the caller sets the format */
+PETSC_INTERN PetscErrorCode MatSetUp_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatAssemblyBegin_SeqDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatAssemblyEnd_SeqDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatSetOption_SeqDiag(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat, PetscBool set);
+/* diag_fdcoloring.c: MatFDColoringCreate/SetUp/Apply on the diagonals (seqdiag and mpidiag) */
+PETSC_INTERN PetscErrorCode MatFDColoringCreate_Diag(Mat, ISColoring, MatFDColoring);
+PETSC_INTERN PetscErrorCode MatFDColoringSetUp_Diag(Mat, ISColoring, MatFDColoring);
+PETSC_INTERN PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
+
+/* mpidiag.c: an assembled mpidiag's diagonal block (seqdiag), off-process block (seqaij type, ghost
+   columns), the scatter of x's ghost values and the vector it fills */
+PETSC_INTERN PetscErrorCode MatMPIDiagGetLocalBlocks(Mat, Mat *A, Mat *B, VecScatter *, Vec *lvec);
 
 PETSC_INTERN PetscErrorCode MatSetValues_SeqDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat, MatType, MatReuse, Mat *);

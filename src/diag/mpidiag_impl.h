@@ -1,0 +1,40 @@
+/* MATMPIDIAG's private structure, shared by the type (mpidiag.c) and its staging and
+   assembly (mpidiag_assembly.c). */
+#pragma once
+#include "diag/diag_impl.h"
+
+typedef struct {
+  Mat            A, B;   /* seqdiag diagonal block, seqaijpcsr off-process block (nghost columns) */
+  PetscInt      *garray; /* the global column of each column of B, ascending */
+  PetscInt       nghost;
+  Vec            lvec; /* ghost values of x */
+  VecScatter     Mvctx;
+  /* until the first assembly: an MPIAIJ preallocated with the caller's counts (DMCreateMatrix
+     gives exact ones), or without counts the entries as triples (global indices, in the order
+     set, a phase per flush assembly) and their pattern in a MATPREALLOCATOR */
+  Mat            stage;
+  Mat            pattern;
+  DiagTriples    staged;
+  PetscInt64    *phase_end; /* staged.count at each flush assembly */
+  PetscInt       nphases, phase_capacity;
+  DiagSettings   settings;
+  GpuMatsBackend backend;
+  PetscInt      *row_cols; /* MatGetRow's scratch */
+  PetscScalar   *row_vals;
+  PetscInt       row_capacity;
+} Mat_MPIDiag;
+
+#define MPIDiagOf(M) ((Mat_MPIDiag *)(M)->data)
+
+/* mpidiag.c: the blocks, ghost columns and scatter from an assembled MPIAIJ */
+PETSC_INTERN PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P);
+/* mpidiag_assembly.c */
+PETSC_INTERN PetscErrorCode MPIDiagSetUpLayout(Mat); /* sizes checked, no staging: the caller builds the blocks */
+PETSC_INTERN PetscErrorCode MatSetUp_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatSetValues_MPIDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatAssemblyBegin_MPIDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatAssemblyEnd_MPIDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatSetOption_MPIDiag(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode MPIDiagStageZeroEntries(Mat);
+PETSC_INTERN PetscErrorCode MPIDiagStageDestroy(Mat);
+PETSC_INTERN PetscErrorCode MPIDiagComposeAssembly(Mat, PetscBool set);
