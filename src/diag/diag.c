@@ -86,6 +86,7 @@ PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(PetscFree2(d->row_cols, d->row_vals));
   PetscCall(PetscFree(d->where));
+  PetscCall(PetscFree(d->structure));
   d->fmt           = *fmt;
   d->has_format    = PETSC_TRUE;
   d->shadow.nnz    = fmt->start[fmt->ndiag];
@@ -152,6 +153,9 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCall(MatDiagCheckBuilt_SeqDiag(A, st, &fmt, scheme, stored));
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatDiagStructureFromCSR_SeqDiag(A, ai, aj));
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -482,6 +486,13 @@ static PetscErrorCode MatDuplicate_SeqDiag(Mat A, MatDuplicateOption op, Mat *B)
     if (op != MAT_COPY_VALUES) PetscCall(PetscArrayzero(copy.val, copy.start[copy.ndiag]));
     (*B)->preallocated = PETSC_TRUE;
     PetscCall(MatDiagSetFormat_SeqDiag(*B, &copy));
+    if (d->structure && d->structure_for == d->fmt.offset) {
+      const PetscInt64 bytes = e->fmt.start[e->fmt.ndiag] / 8 + 1;
+
+      PetscCall(PetscMalloc1(bytes, &e->structure));
+      PetscCall(PetscArraycpy(e->structure, d->structure, bytes));
+      e->structure_for = e->fmt.offset;
+    }
   }
   (*B)->assembled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -501,6 +512,7 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(DiagStageDestroy(&d->stage));
   PetscCall(PetscFree(d->where));
+  PetscCall(PetscFree(d->structure));
   PetscCall(PetscFree2(d->row_cols, d->row_vals));
   PetscCall(PetscFree(A->spptr));
   A->data = NULL;

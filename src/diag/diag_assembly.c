@@ -61,6 +61,35 @@ static inline PetscScalar *DiagSlotAddress(Mat_SeqDiag *d, PetscInt i, PetscInt 
   return f->val + f->start[t] + i;
 }
 
+PetscScalar *MatDiagSlot_SeqDiag(Mat A, PetscInt i, PetscInt j)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  if (!d->where || d->where_for != d->fmt.offset) {
+    if (DiagBuildWhere(d)) return NULL;
+  }
+  return DiagSlotAddress(d, i, j);
+}
+
+/* The structure bits of the entries of CSR rows (local indices) on A's current diagonals */
+PetscErrorCode MatDiagStructureFromCSR_SeqDiag(Mat A, const PetscInt ai[], const PetscInt aj[])
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(d->structure));
+  PetscCall(PetscCalloc1(d->fmt.start[d->fmt.ndiag] / 8 + 1, &d->structure));
+  if (!d->where || d->where_for != d->fmt.offset) PetscCall(DiagBuildWhere(d));
+  for (PetscInt i = 0; i < A->rmap->n; i++)
+    for (PetscInt p = ai[i]; p < ai[i + 1]; p++) {
+      PetscScalar *slot = DiagSlotAddress(d, i, aj[p]);
+
+      if (slot) DiagStructureSet(d->structure, slot - d->fmt.val);
+    }
+  d->structure_for = d->fmt.offset;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DiagOffPattern(Mat A, PetscInt i, PetscInt j)
 {
   PetscFunctionBegin;
@@ -128,11 +157,14 @@ static PetscErrorCode MatDiagBuildFromStage_SeqDiag(Mat A)
   d->stage = NULL;
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
   PetscCall(DiagBuildWhere(d));
+  PetscCall(PetscCalloc1(d->fmt.start[d->fmt.ndiag] / 8 + 1, &d->structure));
+  d->structure_for = d->fmt.offset;
   for (PetscInt64 p = 0; p < s->values.count; p++) { /* in the order set: INSERT after ADD overwrites */
     PetscScalar *slot = DiagSlotAddress(d, s->values.ti[p], s->values.tj[p]);
 
     if (s->values.tadd[p]) *slot += s->values.tv[p];
     else *slot = s->values.tv[p];
+    DiagStructureSet(d->structure, slot - d->fmt.val);
   }
   PetscCall(DiagStageDestroy(&s));
   PetscFunctionReturn(PETSC_SUCCESS);

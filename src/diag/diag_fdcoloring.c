@@ -3,7 +3,10 @@
    once; the columns of a colour are then visited along the stored diagonals (and the few
    off-process entries listed by colour at setup), so one Jacobian writes each entry once:
    O(nnz) besides the function evaluations, not O(colours x nnz).  The values are computed with
-   the same operations as PETSc's AIJ version, so both give the same Jacobian bit for bit. */
+   the same operations as PETSc's AIJ version, so both give the same Jacobian bit for bit.
+   A colouring is valid for the entries set before the first assembly (the DMDA's stencil), not
+   for every slot of a stored diagonal (at a grid's edge (i, i+1) may join two colours' columns):
+   the slots outside that structure get zeros, as AIJ, which has no such entries. */
 #include "diag/diag_impl.h"
 
 typedef struct {
@@ -61,8 +64,22 @@ PetscErrorCode MatFDColoringCreate_Diag(Mat J, ISColoring iscoloring, MatFDColor
   c->N      = J->cmap->N;
   c->m      = J->rmap->n;
   c->rstart = J->rmap->rstart;
-  /* PETSC_OWN_POINTER: MatFDColoringDestroy frees the index sets and the array */
-  PetscCall(ISColoringGetIS(iscoloring, PETSC_OWN_POINTER, &c->ncolors, &c->isa));
+  { /* index sets of our own, from the colour of each local column, which MatFDColoringDestroy
+       frees; the colouring's own index sets are left to the other matrices it may serve */
+    const ISColoringValue *colors;
+    PetscInt               n, *count, **cols;
+
+    PetscCall(ISColoringGetColors(iscoloring, &n, &c->ncolors, &colors));
+    PetscCheck(n == J->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatFDColoringCreate: the colouring colours %" PetscInt_FMT " columns on this process, the matrix has %" PetscInt_FMT, n, J->cmap->n);
+    PetscCall(PetscCalloc2(c->ncolors, &count, c->ncolors, &cols));
+    for (PetscInt jl = 0; jl < n; jl++) count[colors[jl]]++;
+    for (PetscInt k = 0; k < c->ncolors; k++) PetscCall(PetscMalloc1(count[k], &cols[k]));
+    PetscCall(PetscArrayzero(count, c->ncolors));
+    for (PetscInt jl = 0; jl < n; jl++) cols[colors[jl]][count[colors[jl]]++] = J->cmap->rstart + jl;
+    PetscCall(PetscMalloc1(c->ncolors, &c->isa));
+    for (PetscInt k = 0; k < c->ncolors; k++) PetscCall(ISCreateGeneral(PETSC_COMM_SELF, count[k], cols[k], PETSC_OWN_POINTER, &c->isa[k]));
+    PetscCall(PetscFree2(count, cols));
+  }
   PetscCall(PetscMalloc2(c->ncolors, &c->ncolumns, c->ncolors, &c->columns));
   PetscCall(PetscCalloc1(c->ncolors, &c->nrows));
   for (PetscInt k = 0; k < c->ncolors; k++) {
@@ -86,11 +103,13 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
   VecScatter      scatter;
   Vec             lvec;
   DiagFormat     *f;
+  const unsigned char *mask;
 
   PetscFunctionBegin;
   PetscCall(DiagFDColoringBlocks(J, &A, &B, &scatter, &lvec));
   PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatFDColoringSetUp: assemble the matrix first");
-  f = &((Mat_SeqDiag *)A->spptr)->fmt;
+  f    = &((Mat_SeqDiag *)A->spptr)->fmt;
+  mask = ((Mat_SeqDiag *)A->spptr)->structure_for == f->offset ? ((Mat_SeqDiag *)A->spptr)->structure : NULL;
   PetscCall(PetscNew(&ctx));
   /* rows hit by each colour in the diagonal block (what MatFDColoringView shows) */
   for (PetscInt k = 0; k < c->ncolors; k++)
@@ -98,7 +117,7 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
       for (PetscInt t = 0; t < f->ndiag; t++) {
         PetscInt64 slot;
 
-        if (DiagColumnRow(f, t, c->columns[k][l] - J->cmap->rstart, &slot) >= 0) c->nrows[k]++;
+        if (DiagColumnRow(f, t, c->columns[k][l] - J->cmap->rstart, &slot) >= 0 && DiagStructureHas(mask, slot)) c->nrows[k]++;
       }
   if (B) { /* the off-process entries by the colour of their column, brought from its owner */
     Vec                colour, gcolour;
@@ -158,13 +177,15 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x1, void *sct
   DiagFormat        *fm;
   PetscScalar        dx = 0, *w, *bv = NULL, *vs = NULL;
   const PetscScalar *xa, *f1, *f2, *gs = NULL;
+  const unsigned char *mask;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)c, "DiagFDColoring", (PetscObject *)&container));
   PetscCheck(container, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_WRONGSTATE, "diag MatFDColoringApply: call MatFDColoringSetUp() first");
   PetscCall(PetscContainerGetPointer(container, (void **)&ctx));
   PetscCall(DiagFDColoringBlocks(J, &A, &B, &scatter, &lvec));
-  fm = &((Mat_SeqDiag *)A->spptr)->fmt;
+  fm   = &((Mat_SeqDiag *)A->spptr)->fmt;
+  mask = ((Mat_SeqDiag *)A->spptr)->structure_for == fm->offset ? ((Mat_SeqDiag *)A->spptr)->structure : NULL;
   /* F(x1), unless the caller gave it (MatFDColoringSetF) */
   if (!c->fset) {
     PetscCall(PetscLogEventBegin(MAT_FDColoringFunction, c, 0, 0, 0));
@@ -228,7 +249,7 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x1, void *sct
         PetscInt64     slot;
         const PetscInt i = DiagColumnRow(fm, t, jl, &slot);
 
-        if (i >= 0) fm->val[slot] = (f2[i] - f1[i]) * scale;
+        if (i >= 0) fm->val[slot] = DiagStructureHas(mask, slot) ? (f2[i] - f1[i]) * scale : 0;
       }
     }
     if (B)

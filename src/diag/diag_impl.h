@@ -37,6 +37,9 @@ typedef struct {
   PetscInt     *where;      /* the stored diagonal of each offset (HM d + m - 1, CDM k), -1 if none: MatSetValues in O(1) */
   const PetscInt *where_for; /* the fmt.offset array 'where' was built for */
   PetscBool     ignore_new_nonzeros; /* MAT_NEW_NONZERO_LOCATIONS false: entries off the diagonals are dropped */
+  unsigned char *structure; /* a bit per stored value: an entry set before the first assembly (the DMDA's stencil, an
+                               AIJ's pattern), or NULL (every slot); what a colouring is valid for, see diag_fdcoloring.c */
+  const PetscInt *structure_for; /* the fmt.offset array 'structure' was built for */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
   DiagFormat    fmt;
   DiagValuesAt  values_at;
@@ -81,6 +84,18 @@ PETSC_INTERN PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat, PetscBool set);
 PETSC_INTERN PetscErrorCode MatFDColoringCreate_Diag(Mat, ISColoring, MatFDColoring);
 PETSC_INTERN PetscErrorCode MatFDColoringSetUp_Diag(Mat, ISColoring, MatFDColoring);
 PETSC_INTERN PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
+
+/* The structure bits: set, read, and (re)built for the current format from CSR rows */
+static inline void DiagStructureSet(unsigned char *bits, PetscInt64 p)
+{
+  bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+}
+static inline int DiagStructureHas(const unsigned char *bits, PetscInt64 p)
+{
+  return !bits || (bits[p >> 3] >> (p & 7)) & 1;
+}
+PETSC_INTERN PetscErrorCode MatDiagStructureFromCSR_SeqDiag(Mat, const PetscInt ai[], const PetscInt aj[]);
+PETSC_INTERN PetscScalar   *MatDiagSlot_SeqDiag(Mat, PetscInt i, PetscInt j); /* the value of (i, j), NULL when not stored */
 
 /* mpidiag.c: an assembled mpidiag's diagonal block (seqdiag), off-process block (seqaij type, ghost
    columns), the scatter of x's ghost values and the vector it fills */

@@ -113,8 +113,7 @@ PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], Pe
       if (value == (PetscScalar)0 && s->ignore_zero_entries && mode == ADD_VALUES && i != j) continue; /* as AIJ */
       s->present[j - i + s->m - 1] = 1;
       s->nset++;
-      /* a zero added, or inserted before any value was set, changes no value: its mark is enough */
-      if (value == (PetscScalar)0 && (mode == ADD_VALUES || !s->values.count)) continue;
+      /* zeros too: the entries set are the structure (what an FD colouring is valid for) */
       if (!s->values.capacity && s->reserve) PetscCall(DiagTriplesReserve(&s->values, s->reserve));
       PetscCall(DiagTriplesAppend(&s->values, i, j, value, mode));
     }
@@ -125,6 +124,6 @@ PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], Pe
 PetscErrorCode DiagStageZeroEntries(DiagStage *s)
 {
   PetscFunctionBegin;
-  s->values.count = 0; /* the marks keep every entry in the pattern, with the value zero */
+  for (PetscInt64 p = 0; p < s->values.count; p++) s->values.tv[p] = 0; /* the entries stay, with the value zero */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
