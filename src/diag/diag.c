@@ -159,10 +159,14 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The entries of A: its structure when it knows it (the entries set before the first
+   assembly: a DMDA's stencil is AIJ's pattern then, not every slot of the diagonals at the
+   grid's edges), with any nonzero set elsewhere since; every slot otherwise. */
 PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 {
-  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
-  const DiagFormat *f = &d->fmt;
+  Mat_SeqDiag         *d    = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat    *f    = &d->fmt;
+  const unsigned char *mask = d->structure_for == f->offset ? d->structure : NULL;
   PetscInt         *ai, *aj, *fill;
   PetscScalar      *aa;
 
@@ -178,7 +182,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
       PetscInt i, j;
 
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) ai[i + 1]++;
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) ai[i + 1]++;
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] += ai[i];
   PetscCall(PetscMalloc3(PetscMax(ai[A->rmap->n], 1), &aj, PetscMax(ai[A->rmap->n], 1), &aa, A->rmap->n + 1, &fill));
@@ -187,7 +191,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
       PetscInt i, j;
 
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) PetscCall(PetscSortIntWithScalarArray(ai[i + 1] - ai[i], aj + ai[i], aa + ai[i]));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), M));
@@ -241,6 +245,7 @@ static PetscErrorCode MatGetRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscIn
 
     if (slot < 0 || slot >= f->start[t + 1] - f->start[t]) continue; /* HM: the diagonal misses row i */
     if (!DiagSlotEntry(f, t, slot, &ii, &j)) continue;
+    if (d->structure_for == f->offset && !DiagStructureHas(d->structure, f->start[t] + slot) && f->val[f->start[t] + slot] == (PetscScalar)0) continue; /* as MatDiagToAIJ_SeqDiag */
     d->row_cols[count]   = j;
     d->row_vals[count++] = f->val[f->start[t] + slot];
   }
