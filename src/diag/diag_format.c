@@ -1,4 +1,5 @@
-/* DIAG on the host: building HM and CDM from CSR, the products, the diagonal product. */
+/* DIAG on the host: building HM and CDM from CSR, the diagonal product (the products with
+   vectors: diag_host_spmv.c). */
 #include "diag_format.h"
 #include <stdlib.h>
 #include <string.h>
@@ -381,53 +382,6 @@ void DiagFormatFree(DiagFormat *fmt)
   free(fmt->start);
   free(fmt->val);
   memset(fmt, 0, sizeof(*fmt));
-}
-
-/* y = A x or A^T x (+ y0), diagonal by diagonal (the order the GPU kernels use too). */
-static void DiagApplyHost(const DiagFormat *f, int transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  const PetscInt ny = transpose ? f->ncols : f->nrows, n = f->ncols;
-
-  if (y0 != y)
-    for (PetscInt i = 0; i < ny; i++) y[i] = y0 ? y0[i] : 0;
-  for (PetscInt t = 0; t < f->ndiag; t++) {
-    const PetscInt     d   = f->offset[t];
-    const PetscScalar *v   = f->val + f->start[t];
-    const PetscInt64   len = f->start[t + 1] - f->start[t];
-
-    if (f->scheme == DIAG_SCHEME_HM) {
-      const PetscInt i0 = DiagHMFirstRow(d);
-
-      for (PetscInt64 p = 0; p < len; p++) {
-        const PetscInt i = i0 + (PetscInt)p, j = i + d;
-
-        if (transpose) y[j] += v[p] * x[i];
-        else y[i] += v[p] * x[j];
-      }
-    } else {
-      for (PetscInt i = 0; i < n; i++) {
-        const PetscInt j = (PetscInt)(((PetscInt64)i + d) % n);
-
-        if (transpose) y[j] += v[i] * x[i];
-        else y[i] += v[i] * x[j];
-      }
-    }
-  }
-}
-
-void DiagMultHost(const DiagFormat *f, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  DiagApplyHost(f, 0, x, y0, y);
-}
-
-void DiagMultTransposeHost(const DiagFormat *f, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  DiagApplyHost(f, 1, x, y0, y);
-}
-
-void DiagSpMMHost(const DiagFormat *f, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
-{
-  for (PetscInt c = 0; c < k; c++) DiagApplyHost(f, 0, B + (size_t)c * ldb, add ? C + (size_t)c * ldc : NULL, C + (size_t)c * ldc);
 }
 
 /* The HM offsets of the diagonals of f that hold entries (CDM: each present part). */
