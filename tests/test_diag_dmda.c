@@ -4,7 +4,8 @@ the matrix comes assembled with the stencil's zeros (MatAssembled, MatZeroEntrie
 MatSetValuesStencil fills it entry for entry as AIJ (MatConvert to AIJ, difference exactly zero,\n\
 and the four multiplies on random vectors), MatZeroEntries then a refill with ADD_VALUES, an entry\n\
 off every stored diagonal is a clear error, and a finite-difference Jacobian by colouring\n\
-(MatFDColoringCreate/SetUp/Apply, both -mat_fd_type) gives AIJ's Jacobian bit for bit.\n\
+(MatFDColoringCreate/SetUp/Apply, both -mat_fd_type) gives AIJ's Jacobian bit for bit.  Without a\n\
+DM: entries staged with ADD, ADD, flush, INSERT (off-process rows too), preallocated or not.\n\
   -seed <2024>   seed of the random vectors\n";
 
 #include <petscdmda.h>
@@ -263,6 +264,61 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscFunctionReturn(0);
 }
 
+/* Without a DM: entries set twice with ADD_VALUES, then (after a flush assembly) some again with
+   INSERT_VALUES, rows of the next process included, before the first assembly; with no
+   preallocation, with AIJ-style counts (MatXAIJSetPreallocation) and with counts too small.  The
+   staging must keep the order of the modes and end with AIJ's entries. */
+static PetscErrorCode StagingChecks(TestCtx *t)
+{
+  const PetscInt N = 200, offs[5] = {-7, -1, 0, 2, 11};
+
+  PetscFunctionBeginUser;
+  for (PetscInt prealloc = 0; prealloc < 3; prealloc++) {
+    Mat      A[2];
+    PetscInt rstart, rend, n, start;
+    char     desc[128];
+
+    PetscCall(DefaultLayout(t->comm, N, &n, &start));
+    for (PetscInt k = 0; k < 2; k++) {
+      PetscCall(MatCreate(t->comm, &A[k]));
+      PetscCall(MatSetSizes(A[k], n, n, N, N));
+      PetscCall(MatSetType(A[k], k ? MATDIAG : MATAIJ));
+      if (prealloc) {
+        PetscInt *dnnz, *onnz;
+
+        PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
+        for (PetscInt i = 0; i < n; i++) dnnz[i] = prealloc == 1 ? 5 : 1, onnz[i] = prealloc == 1 ? 5 : 0;
+        PetscCall(MatXAIJSetPreallocation(A[k], 1, dnnz, onnz, NULL, NULL));
+        PetscCall(PetscFree2(dnnz, onnz));
+      } else PetscCall(MatSetUp(A[k]));
+      PetscCall(MatSetOption(A[k], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* AIJ's counts may be short */
+      PetscCall(MatGetOwnershipRange(A[k], &rstart, &rend));
+      for (PetscInt pass = 0; pass < 3; pass++) {
+        if (pass == 2) { /* the insert mode may change after a flush */
+          PetscCall(MatAssemblyBegin(A[k], MAT_FLUSH_ASSEMBLY));
+          PetscCall(MatAssemblyEnd(A[k], MAT_FLUSH_ASSEMBLY));
+        }
+        for (PetscInt r = rstart; r < PetscMin(rend + 3, N); r++) /* 3 rows of the next process */
+          for (PetscInt q = 0; q < 5; q++) {
+            const PetscInt    j = ((r + offs[q]) % N + N) % N;
+            const PetscScalar v = EntryValue(r, j, pass);
+
+            if (pass == 2 && (r + q) % 2) continue;
+            PetscCall(MatSetValues(A[k], 1, &r, 1, &j, &v, pass == 2 ? INSERT_VALUES : ADD_VALUES));
+          }
+      }
+      PetscCall(MatAssemblyBegin(A[k], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A[k], MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(CheckTypeOneOf(A[1], MATSEQDIAG, MATMPIDIAG, "staging"));
+    PetscCall(PetscSNPrintf(desc, sizeof(desc), "staged ADD, ADD, flush, INSERT (%s)", prealloc == 0 ? "no preallocation" : prealloc == 1 ? "counts" : "counts too small"));
+    PetscCall(CompareEntries(t, A[1], A[0], desc));
+    PetscCall(MatDestroy(&A[0]));
+    PetscCall(MatDestroy(&A[1]));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode RunTests(void)
 {
   TestCtx  t;
@@ -275,6 +331,7 @@ static PetscErrorCode RunTests(void)
   PetscCall(PetscOptionsInt("-seed", "seed of the random vectors", NULL, seed, &seed, NULL));
   PetscOptionsEnd();
   PetscCall(TestCtxSeed(&t, seed));
+  PetscCall(StagingChecks(&t));
   for (PetscInt dim = 2; dim <= 3; dim++)
     for (PetscInt st = 0; st < 2; st++)
       for (PetscInt sw = 1; sw <= 2; sw++)

@@ -127,7 +127,7 @@ PetscErrorCode MatSetValues_MPIDiag(Mat M, PetscInt m, const PetscInt rows[], Pe
     PetscCall(MatSetValues(c->stage, m, rows, n, cols, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSetValues(c->pattern, m, rows, n, cols, v, mode));
+  PetscCall(MatSetValues(c->pattern, m, rows, n, cols, v, INSERT_VALUES)); /* one mode: the pattern sees no flush */
   PetscCall(DiagTriplesReserve(&c->staged, (PetscInt64)m * n));
   for (PetscInt r = 0; r < m; r++)
     for (PetscInt k = 0; k < n; k++)
