@@ -316,6 +316,27 @@ static PetscErrorCode StagingChecks(TestCtx *t)
     PetscCall(MatDestroy(&A[0]));
     PetscCall(MatDestroy(&A[1]));
   }
+  if (t->size == 1) { /* MatSeqAIJSetPreallocationCSR: the whole matrix at once, assembled */
+    PetscInt    ai[N + 1], aj[5 * N];
+    PetscScalar aa[5 * N];
+    Mat         A[2];
+
+    ai[0] = 0;
+    for (PetscInt r = 0; r < N; r++) {
+      ai[r + 1] = ai[r];
+      for (PetscInt q = 0; q < 5; q++)
+        if (r + offs[q] >= 0 && r + offs[q] < N) aj[ai[r + 1]] = r + offs[q], aa[ai[r + 1]++] = EntryValue(r, r + offs[q], 3);
+    }
+    for (PetscInt k = 0; k < 2; k++) {
+      PetscCall(MatCreate(t->comm, &A[k]));
+      PetscCall(MatSetSizes(A[k], N, N, N, N));
+      PetscCall(MatSetType(A[k], k ? MATDIAG : MATAIJ));
+      PetscCall(MatSeqAIJSetPreallocationCSR(A[k], ai, aj, aa));
+    }
+    PetscCall(CompareEntries(t, A[1], A[0], "MatSeqAIJSetPreallocationCSR"));
+    PetscCall(MatDestroy(&A[0]));
+    PetscCall(MatDestroy(&A[1]));
+  }
   PetscFunctionReturn(0);
 }
 
