@@ -1,5 +1,5 @@
 static const char help[] = "DMCreateMatrix with -dm_mat_type diag against MATAIJ on the same DMDA.\n\
-2-D and 3-D DMDAs, star and box stencils, stencil widths 1 and 2, 1 and 3 dof, periodic and not:\n\
+1-D, 2-D and 3-D DMDAs, star and box stencils, stencil widths 1 and 2, 1 and 3 dof, periodic and not:\n\
 the matrix comes assembled with the stencil's zeros (MatAssembled, MatZeroEntries at once),\n\
 MatSetValuesStencil fills it entry for entry as AIJ (MatConvert to AIJ, difference exactly zero,\n\
 and the four multiplies on random vectors), MatZeroEntries then a refill with ADD_VALUES, an entry\n\
@@ -53,7 +53,7 @@ static PetscErrorCode FillStencil(DM da, Mat J, PetscInt pass, InsertMode mode)
           row.i = i, row.j = j, row.k = k, row.c = c;
           ncols = 0;
           for (PetscInt dk = (dim == 3 ? -sw : 0); dk <= (dim == 3 ? sw : 0); dk++)
-            for (PetscInt dj = -sw; dj <= sw; dj++)
+            for (PetscInt dj = (dim >= 2 ? -sw : 0); dj <= (dim >= 2 ? sw : 0); dj++)
               for (PetscInt di = -sw; di <= sw; di++) {
                 const PetscInt nonzero = (di != 0) + (dj != 0) + (dk != 0);
 
@@ -162,7 +162,7 @@ static PetscErrorCode FormFunction(void *ctx, Vec U, Vec F, void *unused)
           PetscScalar    s = u[p] * u[p] * u[p];
 
           for (PetscInt dk = (dim == 3 ? -sw : 0); dk <= (dim == 3 ? sw : 0); dk++)
-            for (PetscInt dj = -sw; dj <= sw; dj++)
+            for (PetscInt dj = (dim >= 2 ? -sw : 0); dj <= (dim >= 2 ? sw : 0); dj++)
               for (PetscInt di = -sw; di <= sw; di++) {
                 if (st == DMDA_STENCIL_STAR && (di != 0) + (dj != 0) + (dk != 0) > 1) continue;
                 if ((bx != DM_BOUNDARY_PERIODIC && (i + di < 0 || i + di >= M)) || (by != DM_BOUNDARY_PERIODIC && (j + dj < 0 || j + dj >= N)) || (bz != DM_BOUNDARY_PERIODIC && (k + dk < 0 || k + dk >= P))) continue;
@@ -229,11 +229,13 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscCall(PetscSNPrintf(desc, sizeof(desc), "%" PetscInt_FMT "-D %s stencil width %" PetscInt_FMT ", dof %" PetscInt_FMT ", %s", cs->dim, cs->st == DMDA_STENCIL_STAR ? "star" : "box", cs->sw, cs->dof, cs->bt == DM_BOUNDARY_PERIODIC ? "periodic" : "not periodic"));
   /* a periodic DMDA's colouring is valid only when the periodic sizes are multiples of its period
      (2 sw + 1, and 5 for the 2-D 5-point star): PETSc's AIJ colouring overruns otherwise */
-  if (cs->bt == DM_BOUNDARY_PERIODIC) {
+  if (cs->dim == 1) sizes[0] = cs->bt == DM_BOUNDARY_PERIODIC ? 15 : 9;
+  else if (cs->bt == DM_BOUNDARY_PERIODIC) {
     if (cs->dim == 2) sizes[0] = 15, sizes[1] = cs->sw == 1 ? 15 : 10;
     else sizes[0] = cs->sw == 1 ? 6 : 10, sizes[1] = sizes[2] = cs->sw == 1 ? 6 : 5;
   } else if (cs->dim == 3) sizes[0] = 7, sizes[1] = 6, sizes[2] = 6;
-  if (cs->dim == 2) PetscCall(DMDACreate2d(t->comm, cs->bt, cs->bt, cs->st, sizes[0], sizes[1], PETSC_DECIDE, PETSC_DECIDE, cs->dof, cs->sw, NULL, NULL, &da));
+  if (cs->dim == 1) PetscCall(DMDACreate1d(t->comm, cs->bt, sizes[0], cs->dof, cs->sw, NULL, &da));
+  else if (cs->dim == 2) PetscCall(DMDACreate2d(t->comm, cs->bt, cs->bt, cs->st, sizes[0], sizes[1], PETSC_DECIDE, PETSC_DECIDE, cs->dof, cs->sw, NULL, NULL, &da));
   else PetscCall(DMDACreate3d(t->comm, cs->bt, cs->bt, cs->bt, cs->st, sizes[0], sizes[1], sizes[2], PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, cs->dof, cs->sw, NULL, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
   PetscCall(DMSetMatType(da, MATAIJ));
@@ -353,8 +355,8 @@ static PetscErrorCode RunTests(void)
   PetscOptionsEnd();
   PetscCall(TestCtxSeed(&t, seed));
   PetscCall(StagingChecks(&t));
-  for (PetscInt dim = 2; dim <= 3; dim++)
-    for (PetscInt st = 0; st < 2; st++)
+  for (PetscInt dim = 1; dim <= 3; dim++)
+    for (PetscInt st = 0; st < (dim == 1 ? 1 : 2); st++) /* 1-D: star and box are the same */
       for (PetscInt sw = 1; sw <= 2; sw++)
         for (PetscInt dof = 1; dof <= 3; dof += 2)
           for (PetscInt periodic = 0; periodic < 2; periodic++) {

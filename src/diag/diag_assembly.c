@@ -2,6 +2,70 @@
    finds the diagonals, in place after it in O(1) an entry), MatAssemblyBegin/End, the AIJ
    preallocation calls (the path DMCreateMatrix takes with a DMDA), MatSetOption. */
 #include "diag/diag_impl.h"
+#include <petscdmda.h>
+
+/* DMCreateMatrix of a 1-D, non-periodic DMDA on one process takes, for a matrix answering to
+   MatSeqAIJSetPreallocation_C, a path (MatSeqAIJSetTotalPreallocation) that writes into the
+   matrix as if it were a MATSEQAIJ (PETSc 3.18 to current).  For such a DM the query is answered
+   "absent", so DMCreateMatrix takes its generic path (MatSetUp, local-to-global mapping), and
+   MatSetUp stages the stencil's zeros itself and assembles: the same matrix as on the AIJ path. */
+static PetscErrorCode (*DiagParentQueryFunction)(PetscObject, const char[], void (**)(void));
+
+static PetscErrorCode DiagQueryFunction(PetscObject obj, const char name[], void (**f)(void))
+{
+  PetscBool match, isda;
+  DM        dm;
+
+  PetscFunctionBegin;
+  PetscCall(DiagParentQueryFunction(obj, name, f));
+  PetscCall(PetscStrcmp(name, "MatSeqAIJSetPreallocation_C", &match));
+  if (!match || !*f) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetDM((Mat)obj, &dm));
+  if (!dm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+  if (isda) {
+    PetscInt       dim;
+    DMBoundaryType bx;
+    PetscMPIInt    size;
+
+    PetscCall(DMDAGetInfo(dm, &dim, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bx, NULL, NULL, NULL));
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    if (dim == 1 && size == 1 && bx == DM_BOUNDARY_NONE) {
+      *f                                         = NULL;
+      ((Mat_SeqDiag *)((Mat)obj)->spptr)->dmda_1d = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The 1-D stencil of the matrix's DMDA (one process, not periodic), zeros, assembled */
+static PetscErrorCode DiagAssembleDMDA1d(Mat A)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  DM           dm;
+  PetscInt     M, nc, s, *cols;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDM(A, &dm));
+  PetscCall(DMDAGetInfo(dm, NULL, &M, NULL, NULL, NULL, NULL, NULL, &nc, &s, NULL, NULL, NULL, NULL));
+  PetscCheck(M * nc == A->rmap->n && A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: the %" PetscInt_FMT " x %" PetscInt_FMT " matrix does not fit its 1-D DMDA (%" PetscInt_FMT " points, %" PetscInt_FMT " dof)", A->rmap->n, A->cmap->n, M, nc);
+  PetscCall(PetscMalloc1((2 * s + 1) * nc, &cols));
+  for (PetscInt i = 0; i < M; i++) {
+    PetscInt cnt = 0;
+
+    for (PetscInt j = PetscMax(i - s, 0); j <= PetscMin(i + s, M - 1); j++)
+      for (PetscInt c = 0; c < nc; c++) cols[cnt++] = nc * j + c;
+    for (PetscInt c = 0; c < nc; c++) {
+      const PetscInt row = nc * i + c;
+
+      PetscCall(DiagStageAdd(d->stage, 1, &row, cnt, cols, NULL, INSERT_VALUES));
+    }
+  }
+  PetscCall(PetscFree(cols));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode MatDiagSetUpLayout_SeqDiag(Mat A)
 {
@@ -21,6 +85,10 @@ PetscErrorCode MatSetUp_SeqDiag(Mat A)
   PetscCall(MatDiagSetUpLayout_SeqDiag(A));
   if (d->has_format || d->stage) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DiagStageCreate(A->rmap->n, A->cmap->n, &d->stage));
+  if (d->dmda_1d) {
+    d->dmda_1d = PETSC_FALSE;
+    PetscCall(DiagAssembleDMDA1d(A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -263,9 +331,11 @@ PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocation_C", set ? MatSeqAIJSetPreallocation_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocationCSR_C", set ? MatSeqAIJSetPreallocationCSR_SeqDiag : NULL));
   if (set) {
+    if (!DiagParentQueryFunction) DiagParentQueryFunction = ((PetscObject)A)->bops->queryfunction;
+    ((PetscObject)A)->bops->queryfunction = DiagQueryFunction;
     A->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
     A->ops->fdcoloringsetup  = MatFDColoringSetUp_Diag;
     A->ops->fdcoloringapply  = MatFDColoringApply_Diag;
-  }
+  } else if (DiagParentQueryFunction) ((PetscObject)A)->bops->queryfunction = DiagParentQueryFunction;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
