@@ -318,6 +318,34 @@ static PetscErrorCode StagingChecks(TestCtx *t)
     PetscCall(MatDestroy(&A[0]));
     PetscCall(MatDestroy(&A[1]));
   }
+  { /* MAT_ROW_ORIENTED false: 2 x 3 blocks given column by column, staged and after the assembly */
+    Mat      A[2];
+    PetscInt n, start;
+
+    PetscCall(DefaultLayout(t->comm, N, &n, &start));
+    for (PetscInt k = 0; k < 2; k++) {
+      PetscCall(MatCreate(t->comm, &A[k]));
+      PetscCall(MatSetSizes(A[k], n, n, N, N));
+      PetscCall(MatSetType(A[k], k ? MATDIAG : MATAIJ));
+      PetscCall(MatSetUp(A[k]));
+      PetscCall(MatSetOption(A[k], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetOption(A[k], MAT_ROW_ORIENTED, PETSC_FALSE));
+      for (PetscInt pass = 0; pass < 2; pass++) {
+        for (PetscInt r = start; r + 1 < start + n; r += 2) {
+          const PetscInt rows[2] = {r, r + 1}, cols[3] = {(r + N - 1) % N, r, (r + 3) % N};
+          PetscScalar    v[6];
+
+          for (PetscInt q = 0; q < 6; q++) v[q] = EntryValue(rows[q % 2], cols[q / 2], pass); /* column-major */
+          PetscCall(MatSetValues(A[k], 2, rows, 3, cols, v, ADD_VALUES));
+        }
+        PetscCall(MatAssemblyBegin(A[k], MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(A[k], MAT_FINAL_ASSEMBLY));
+      }
+    }
+    PetscCall(CompareEntries(t, A[1], A[0], "MAT_ROW_ORIENTED false"));
+    PetscCall(MatDestroy(&A[0]));
+    PetscCall(MatDestroy(&A[1]));
+  }
   if (t->size == 1) { /* MatSeqAIJSetPreallocationCSR: the whole matrix at once, assembled */
     PetscInt    ai[N + 1], aj[5 * N];
     PetscScalar aa[5 * N];

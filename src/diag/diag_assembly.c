@@ -58,7 +58,7 @@ static PetscErrorCode DiagAssembleDMDA1d(Mat A)
     for (PetscInt c = 0; c < nc; c++) {
       const PetscInt row = nc * i + c;
 
-      PetscCall(DiagStageAdd(d->stage, 1, &row, cnt, cols, NULL, INSERT_VALUES));
+      PetscCall(DiagStageAdd(d->stage, 1, &row, cnt, cols, NULL, PETSC_FALSE, INSERT_VALUES));
     }
   }
   PetscCall(PetscFree(cols));
@@ -176,7 +176,7 @@ PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], P
   PetscFunctionBegin;
   if (!d->has_format) {
     if (!d->stage) PetscCall(MatSetUp_SeqDiag(A));
-    PetscCall(DiagStageAdd(d->stage, mr, rows, nc, cols, v, mode));
+    PetscCall(DiagStageAdd(d->stage, mr, rows, nc, cols, v, d->column_oriented, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatDiagSyncHost_SeqDiag(A));
@@ -188,7 +188,7 @@ PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], P
     PetscCheck(i < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", i, A->rmap->n);
     for (PetscInt c = 0; c < nc; c++) {
       const PetscInt    j     = cols[c];
-      const PetscScalar value = v ? v[r * nc + c] : 0;
+      const PetscScalar value = v ? v[d->column_oriented ? c * mr + r : r * nc + c] : 0;
       PetscScalar      *slot;
 
       if (j < 0) continue;
@@ -266,6 +266,9 @@ PetscErrorCode MatSetOption_SeqDiag(Mat A, MatOption op, PetscBool flg)
     break;
   case MAT_NEW_NONZERO_LOCATIONS:
     d->ignore_new_nonzeros = (PetscBool)!flg;
+    break;
+  case MAT_ROW_ORIENTED:
+    d->column_oriented = (PetscBool)!flg;
     break;
   default: /* MAT_NEW_NONZERO_LOCATION_ERR and MAT_NEW_NONZERO_ALLOCATION_ERR: entries off the diagonals are errors already */
     break;

@@ -40,6 +40,7 @@ typedef struct {
   unsigned char *structure; /* a bit per stored value: an entry set before the first assembly (the DMDA's stencil, an
                                AIJ's pattern), or NULL (every slot); what a colouring is valid for, see diag_fdcoloring.c */
   const PetscInt *structure_for; /* the fmt.offset array 'structure' was built for */
+  PetscBool     column_oriented; /* MAT_ROW_ORIENTED false: MatSetValues' v is column by column */
   PetscBool     dmda_1d;  /* DMCreateMatrix of a 1-D DMDA on one process: the stencil staged by MatSetUp (diag_assembly.c) */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
   DiagFormat    fmt;

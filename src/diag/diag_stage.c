@@ -92,11 +92,12 @@ PetscErrorCode DiagStageDuplicate(const DiagStage *s, PetscBool values, DiagStag
   (*copy)->nset                = s->nset;
   (*copy)->reserve             = s->reserve;
   (*copy)->ignore_zero_entries = s->ignore_zero_entries;
-  if (values) PetscCall(DiagTriplesCopy(&s->values, &(*copy)->values));
+  PetscCall(DiagTriplesCopy(&s->values, &(*copy)->values)); /* the entries: the structure, and the values */
+  if (!values) PetscCall(DiagStageZeroEntries(*copy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], PetscBool column_oriented, InsertMode mode)
 {
   PetscFunctionBegin;
   for (PetscInt r = 0; r < mr; r++) {
@@ -106,7 +107,7 @@ PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], Pe
     PetscCheck(i < s->m, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", i, s->m);
     for (PetscInt c = 0; c < nc; c++) {
       const PetscInt    j     = cols[c];
-      const PetscScalar value = v ? v[r * nc + c] : 0;
+      const PetscScalar value = v ? v[column_oriented ? c * mr + r : r * nc + c] : 0;
 
       if (j < 0) continue;
       PetscCheck(j < s->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, s->n);

@@ -31,5 +31,5 @@ PETSC_INTERN PetscErrorCode DiagStageCreate(PetscInt m, PetscInt n, DiagStage **
 PETSC_INTERN PetscErrorCode DiagStageDestroy(DiagStage **);
 PETSC_INTERN PetscErrorCode DiagStageDuplicate(const DiagStage *, PetscBool values, DiagStage **);
 /* MatSetValues' block, local indices (negative ones ignored, others checked against m, n) */
-PETSC_INTERN PetscErrorCode DiagStageAdd(DiagStage *, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode);
+PETSC_INTERN PetscErrorCode DiagStageAdd(DiagStage *, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], PetscBool column_oriented, InsertMode mode);
 PETSC_INTERN PetscErrorCode DiagStageZeroEntries(DiagStage *);

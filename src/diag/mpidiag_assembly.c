@@ -86,7 +86,7 @@ static PetscErrorCode MPIDiagSetAssembled(Mat M, PetscInt m, const PetscInt rows
     PetscCheck(rows[r] >= rstart && rows[r] < rend, PETSC_COMM_SELF, PETSC_ERR_SUP, "mpidiag MatSetValues: row %" PetscInt_FMT " belongs to another process (this one owns [%" PetscInt_FMT ", %" PetscInt_FMT ")); after the first assembly each process sets its own rows", rows[r], rstart, rend);
     for (PetscInt k = 0; k < n; k++) {
       const PetscInt    j     = cols[k];
-      const PetscScalar value = v ? v[r * n + k] : 0;
+      const PetscScalar value = v ? v[c->column_oriented ? k * m + r : r * n + k] : 0;
 
       if (j < 0) continue;
       PetscCheck(j < M->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, M->cmap->N);
@@ -131,7 +131,7 @@ PetscErrorCode MatSetValues_MPIDiag(Mat M, PetscInt m, const PetscInt rows[], Pe
   PetscCall(DiagTriplesReserve(&c->staged, (PetscInt64)m * n));
   for (PetscInt r = 0; r < m; r++)
     for (PetscInt k = 0; k < n; k++)
-      if (rows[r] >= 0 && cols[k] >= 0) PetscCall(DiagTriplesAppend(&c->staged, rows[r], cols[k], v ? v[r * n + k] : 0, mode));
+      if (rows[r] >= 0 && cols[k] >= 0) PetscCall(DiagTriplesAppend(&c->staged, rows[r], cols[k], v ? v[c->column_oriented ? k * m + r : r * n + k] : 0, mode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -223,6 +223,7 @@ PetscErrorCode MatSetOption_MPIDiag(Mat M, MatOption op, PetscBool flg)
   Mat_MPIDiag *c = MPIDiagOf(M);
 
   PetscFunctionBegin;
+  if (op == MAT_ROW_ORIENTED) c->column_oriented = (PetscBool)!flg;
   if (c->stage) PetscCall(MatSetOption(c->stage, op, flg));
   if (c->A) PetscCall(MatSetOption(c->A, op, flg)); /* MAT_NEW_NONZERO_LOCATIONS */
   PetscFunctionReturn(PETSC_SUCCESS);

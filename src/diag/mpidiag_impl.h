@@ -17,6 +17,7 @@ typedef struct {
   DiagTriples    staged;
   PetscInt64    *phase_end; /* staged.count at each flush assembly */
   PetscInt       nphases, phase_capacity;
+  PetscBool      column_oriented; /* MAT_ROW_ORIENTED false */
   DiagSettings   settings;
   GpuMatsBackend backend;
   PetscInt      *row_cols; /* MatGetRow's scratch */
