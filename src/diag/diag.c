@@ -85,6 +85,8 @@ PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
   PetscCall(DiagFreeDevice(d));
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(PetscFree2(d->row_cols, d->row_vals));
+  PetscCall(PetscFree(d->where));
+  PetscCall(PetscFree(d->structure));
   d->fmt           = *fmt;
   d->has_format    = PETSC_TRUE;
   d->shadow.nnz    = fmt->start[fmt->ndiag];
@@ -96,9 +98,36 @@ PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
 
 /* ---- building the diagonals ------------------------------------------------ */
 
-static DiagScheme DiagSchemeOf(MatDiagScheme s)
+DiagScheme DiagSchemeOf(MatDiagScheme s)
 {
   return s == MAT_DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM;
+}
+
+PetscErrorCode MatDiagPickScheme_SeqDiag(Mat A, DiagScheme automatic, PetscInt64 hm, PetscInt64 cdm, DiagScheme *scheme)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  if (d->settings.scheme == MAT_DIAG_SCHEME_AUTO) {
+    *scheme = automatic;
+    if (cdm < 0) PetscCall(PetscInfo(A, "DIAG scheme auto: HM (a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: CDM is for square ones)\n", A->rmap->n, A->cmap->n));
+    else PetscCall(PetscInfo(A, "DIAG scheme auto: %s (CDM would store %" PetscInt64_FMT " values, HM %" PetscInt64_FMT "; CDM is taken up to %.0f%% more)\n", automatic == DIAG_SCHEME_CDM ? "CDM" : "HM", cdm, hm, 100 * DIAG_CDM_MAX_EXTRA));
+  } else *scheme = DiagSchemeOf(d->settings.scheme);
+  PetscCheck(*scheme != DIAG_SCHEME_CDM || A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-mat_diag_scheme cdm is for square matrices, this one is %" PetscInt_FMT " x %" PetscInt_FMT ": use hm or auto", A->rmap->n, A->cmap->n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagCheckBuilt_SeqDiag(Mat A, DiagStatus st, const DiagFormat *fmt, DiagScheme scheme, PetscInt64 stored)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(st != DIAG_ERR_TOO_SPREAD, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: the %" PetscInt64_FMT " nonzeros of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix lie on %" PetscInt_FMT " diagonals, so %s would store %" PetscInt64_FMT " values, %.1f times the nonzeros (the limit is -mat_diag_max_fill %g). This matrix is not banded or structured enough for diag: use -mat_type aij or pcsr, or raise -mat_diag_max_fill",
+             fmt->nnz, A->rmap->n, A->cmap->n, fmt->ndiag, scheme == DIAG_SCHEME_HM ? "HM" : "CDM", stored, (double)stored / (double)PetscMax(fmt->nnz, 1), (double)d->settings.max_fill);
+  PetscCall(DiagCheckStatus(st, A, "Finding the diagonals"));
+  PetscCall(PetscInfo(A, "DIAG %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros on %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " values stored\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", fmt->nrows, fmt->ncols, fmt->nnz, fmt->ndiag, stored));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
@@ -108,7 +137,7 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   const PetscScalar *aa;
   PetscInt           m;
   PetscBool          done;
-  DiagScheme         scheme = DiagSchemeOf(d->settings.scheme);
+  DiagScheme         automatic, scheme;
   PetscInt64         hm, cdm, stored;
   DiagFormat         fmt;
   DiagStatus         st;
@@ -117,28 +146,27 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: cannot read the rows of a %s matrix", ((PetscObject)M)->type_name);
   PetscCall(MatSeqAIJGetArrayRead(M, &aa));
-  PetscCall(DiagCheckStatus(DiagChooseScheme(M->rmap->n, M->cmap->n, ai, aj, &scheme, &hm, &cdm), A, "Choosing the scheme"));
-  if (d->settings.scheme == MAT_DIAG_SCHEME_AUTO) {
-    if (cdm < 0) PetscCall(PetscInfo(A, "DIAG scheme auto: HM (a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: CDM is for square ones)\n", M->rmap->n, M->cmap->n));
-    else PetscCall(PetscInfo(A, "DIAG scheme auto: %s (CDM would store %" PetscInt64_FMT " values, HM %" PetscInt64_FMT "; CDM is taken up to %.0f%% more)\n", scheme == DIAG_SCHEME_CDM ? "CDM" : "HM", cdm, hm, 100 * DIAG_CDM_MAX_EXTRA));
-  } else scheme = DiagSchemeOf(d->settings.scheme);
-  PetscCheck(scheme != DIAG_SCHEME_CDM || M->rmap->n == M->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-mat_diag_scheme cdm is for square matrices, this one is %" PetscInt_FMT " x %" PetscInt_FMT ": use hm or auto", M->rmap->n, M->cmap->n);
+  PetscCall(DiagCheckStatus(DiagChooseScheme(M->rmap->n, M->cmap->n, ai, aj, &automatic, &hm, &cdm), A, "Choosing the scheme"));
+  PetscCall(MatDiagPickScheme_SeqDiag(A, automatic, hm, cdm, &scheme));
   st = DiagFromCSR(scheme, M->rmap->n, M->cmap->n, ai, aj, aa, d->settings.max_fill, &stored, &fmt);
   PetscCall(MatSeqAIJRestoreArrayRead(M, &aa));
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  PetscCheck(st != DIAG_ERR_TOO_SPREAD, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "diag: the %" PetscInt64_FMT " nonzeros of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix lie on %" PetscInt_FMT " diagonals, so %s would store %" PetscInt64_FMT " values, %.1f times the nonzeros (the limit is -mat_diag_max_fill %g). This matrix is not banded or structured enough for diag: use -mat_type aij or pcsr, or raise -mat_diag_max_fill",
-             fmt.nnz, M->rmap->n, M->cmap->n, fmt.ndiag, scheme == DIAG_SCHEME_HM ? "HM" : "CDM", stored, (double)stored / (double)PetscMax(fmt.nnz, 1), (double)d->settings.max_fill);
-  PetscCall(DiagCheckStatus(st, A, "Finding the diagonals"));
-  PetscCall(PetscInfo(A, "DIAG %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros on %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " values stored\n", scheme == DIAG_SCHEME_HM ? "HM" : "CDM", fmt.nrows, fmt.ncols, fmt.nnz, fmt.ndiag, stored));
+  PetscCall(MatDiagCheckBuilt_SeqDiag(A, st, &fmt, scheme, stored));
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatDiagStructureFromCSR_SeqDiag(A, ai, aj));
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The entries of A: its structure when it knows it (the entries set before the first
+   assembly: a DMDA's stencil is AIJ's pattern then, not every slot of the diagonals at the
+   grid's edges), with any nonzero set elsewhere since; every slot otherwise. */
 PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 {
-  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
-  const DiagFormat *f = &d->fmt;
+  Mat_SeqDiag         *d    = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat    *f    = &d->fmt;
+  const unsigned char *mask = d->structure_for == f->offset ? d->structure : NULL;
   PetscInt         *ai, *aj, *fill;
   PetscScalar      *aa;
 
@@ -154,7 +182,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
       PetscInt i, j;
 
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) ai[i + 1]++;
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) ai[i + 1]++;
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] += ai[i];
   PetscCall(PetscMalloc3(PetscMax(ai[A->rmap->n], 1), &aj, PetscMax(ai[A->rmap->n], 1), &aa, A->rmap->n + 1, &fill));
@@ -163,7 +191,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
       PetscInt i, j;
 
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
+      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) PetscCall(PetscSortIntWithScalarArray(ai[i + 1] - ai[i], aj + ai[i], aa + ai[i]));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), M));
@@ -175,69 +203,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- MatSetUp, MatSetValues, assembly --------------------------------------- */
-
-static PetscErrorCode MatSetUp_SeqDiag(Mat A)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLayoutSetUp(A->rmap));
-  PetscCall(PetscLayoutSetUp(A->cmap));
-  PetscCheck(A->rmap->n >= 0 && A->cmap->n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
-  if (d->has_format || d->stage) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCreate(PETSC_COMM_SELF, &d->stage));
-  PetscCall(MatSetSizes(d->stage, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
-  PetscCall(MatSetType(d->stage, MATSEQAIJ));
-  PetscCall(MatSeqAIJSetPreallocation(d->stage, 9, NULL)); /* a guess; the staging matrix grows as needed */
-  PetscCall(MatSetOption(d->stage, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  A->preallocated = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* After the first assembly the diagonals are fixed: an entry on a stored diagonal is
-   set in place; an exact zero elsewhere changes nothing and is dropped; any other
-   value is an error that says where and what to do. */
-PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-  DiagFormat  *f = &d->fmt;
-
-  PetscFunctionBegin;
-  if (!d->has_format) {
-    if (!d->stage) PetscCall(MatSetUp_SeqDiag(A));
-    PetscCall(MatSetValues(d->stage, m, rows, n, cols, v, mode));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatDiagSyncHost_SeqDiag(A));
-  for (PetscInt r = 0; r < m; r++) {
-    const PetscInt i = rows[r];
-
-    if (i < 0) continue; /* PETSc's convention: negative indices are ignored */
-    PetscCheck(i < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", i, A->rmap->n);
-    for (PetscInt c = 0; c < n; c++) {
-      const PetscInt    j     = cols[c];
-      const PetscScalar value = v ? v[r * n + c] : 0;
-      PetscInt          t;
-      PetscInt64        slot;
-
-      if (j < 0) continue;
-      PetscCheck(j < A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, A->cmap->n);
-      t = DiagLocate(f, i, j, &slot);
-      if (t < 0) {
-        PetscCheck(value == (PetscScalar)0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-                   "diag MatSetValues: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which this matrix does not store (it stores %" PetscInt_FMT " diagonals, found at its first assembly). Set an entry on every diagonal you need before the first MatAssemblyEnd (zeros count), or use an AIJ matrix",
-                   i, j, j - i, f->ndiag);
-        continue;
-      }
-      if (f->scheme == DIAG_SCHEME_CDM) f->part[t] |= j >= i ? DIAG_PART_UPPER : DIAG_PART_LOWER;
-      if (mode == ADD_VALUES) f->val[f->start[t] + slot] += value;
-      else f->val[f->start[t] + slot] = value;
-    }
-  }
-  PetscCall(MatDiagHostChanged_SeqDiag(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* ---- values and rows (MatSetUp, MatSetValues and assembly: diag_assembly.c) ---- */
 
 static PetscErrorCode MatGetValues_SeqDiag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], PetscScalar v[])
 {
@@ -245,10 +211,7 @@ static PetscErrorCode MatGetValues_SeqDiag(Mat A, PetscInt m, const PetscInt row
   DiagFormat  *f = &d->fmt;
 
   PetscFunctionBegin;
-  if (!d->has_format) {
-    PetscCall(MatGetValues(d->stage, m, rows, n, cols, v));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatGetValues: assemble the matrix first (MatAssemblyBegin/End)");
   PetscCall(MatDiagSyncHost_SeqDiag(A));
   for (PetscInt r = 0; r < m; r++)
     for (PetscInt c = 0; c < n; c++) {
@@ -282,6 +245,7 @@ static PetscErrorCode MatGetRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscIn
 
     if (slot < 0 || slot >= f->start[t + 1] - f->start[t]) continue; /* HM: the diagonal misses row i */
     if (!DiagSlotEntry(f, t, slot, &ii, &j)) continue;
+    if (d->structure_for == f->offset && !DiagStructureHas(d->structure, f->start[t] + slot) && f->val[f->start[t] + slot] == (PetscScalar)0) continue; /* as MatDiagToAIJ_SeqDiag */
     d->row_cols[count]   = j;
     d->row_vals[count++] = f->val[f->start[t] + slot];
   }
@@ -295,39 +259,6 @@ static PetscErrorCode MatGetRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscIn
 static PetscErrorCode MatRestoreRow_SeqDiag(Mat A, PetscInt i, PetscInt *nz, PetscInt **cols, PetscScalar **vals)
 {
   PetscFunctionBegin;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAssemblyBegin_SeqDiag(Mat A, MatAssemblyType type)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-
-  PetscFunctionBegin;
-  if (d->stage) PetscCall(MatAssemblyBegin(d->stage, type));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAssemblyEnd_SeqDiag(Mat A, MatAssemblyType type)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-
-  PetscFunctionBegin;
-  if (!d->has_format && !d->stage) PetscCall(MatSetUp_SeqDiag(A)); /* assembled with no entries */
-  if (d->stage) {
-    PetscCall(MatAssemblyEnd(d->stage, type));
-    if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, d->stage));
-    PetscCall(MatDestroy(&d->stage));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSetOption_SeqDiag(Mat A, MatOption op, PetscBool flg)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-
-  PetscFunctionBegin;
-  if (d->stage) PetscCall(MatSetOption(d->stage, op, flg)); /* e.g. MAT_IGNORE_ZERO_ENTRIES while the pattern is collected */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -474,8 +405,7 @@ static PetscErrorCode MatLoad_SeqDiag(Mat A, PetscViewer viewer)
   PetscCall(MatSetType(M, MATSEQAIJ));
   PetscCall(MatLoad(M, viewer));
   PetscCall(MatSetSizes(A, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
-  PetscCall(MatSetUp_SeqDiag(A));
-  PetscCall(MatDestroy(&((Mat_SeqDiag *)A->spptr)->stage));
+  PetscCall(MatDiagSetUpLayout_SeqDiag(A));
   PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, M));
   PetscCall(MatDestroy(&M));
   A->assembled = PETSC_TRUE;
@@ -528,8 +458,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat A, MatType type, MatReuse reuse, Ma
     PetscCall(PetscObjectSetOptionsPrefix((PetscObject)B, ((PetscObject)A)->prefix));
     PetscCall(MatSetFromOptions(B));
   }
-  PetscCall(MatSetUp_SeqDiag(B));
-  PetscCall(MatDestroy(&((Mat_SeqDiag *)B->spptr)->stage));
+  PetscCall(MatDiagSetUpLayout_SeqDiag(B));
   PetscCall(MatDiagBuildFromAIJ_SeqDiag(B, A));
   B->assembled = PETSC_TRUE;
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
@@ -550,11 +479,8 @@ static PetscErrorCode MatDuplicate_SeqDiag(Mat A, MatDuplicateOption op, Mat *B)
   e->settings = d->settings;
   PetscCall(GpuMatsShadowSetBackend(*B, d->shadow.backend));
   if (!d->has_format) {
-    PetscCall(MatSetUp_SeqDiag(*B));
-    if (d->stage) {
-      PetscCall(MatDestroy(&e->stage));
-      PetscCall(MatDuplicate(d->stage, op, &e->stage));
-    }
+    PetscCall(MatDiagSetUpLayout_SeqDiag(*B));
+    if (d->stage) PetscCall(DiagStageDuplicate(d->stage, (PetscBool)(op == MAT_COPY_VALUES), &e->stage));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {
@@ -565,6 +491,13 @@ static PetscErrorCode MatDuplicate_SeqDiag(Mat A, MatDuplicateOption op, Mat *B)
     if (op != MAT_COPY_VALUES) PetscCall(PetscArrayzero(copy.val, copy.start[copy.ndiag]));
     (*B)->preallocated = PETSC_TRUE;
     PetscCall(MatDiagSetFormat_SeqDiag(*B, &copy));
+    if (d->structure && d->structure_for == d->fmt.offset) {
+      const PetscInt64 bytes = e->fmt.start[e->fmt.ndiag] / 8 + 1;
+
+      PetscCall(PetscMalloc1(bytes, &e->structure));
+      PetscCall(PetscArraycpy(e->structure, d->structure, bytes));
+      e->structure_for = e->fmt.offset;
+    }
   }
   (*B)->assembled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -576,13 +509,16 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
 
   PetscFunctionBegin;
   PetscCall(GpuMatsUninstallMultiplies(A, MATSEQDIAG));
+  PetscCall(MatDiagComposeAssembly_SeqDiag(A, PETSC_FALSE));
   PetscCall(MatDiagComposeSettings(A, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", NULL)); /* composed by MatDiagInstallOps_SeqDiag */
   PetscCall(DiagFreeDevice(d));
   if (d->has_format) DiagFormatFree(&d->fmt);
-  PetscCall(MatDestroy(&d->stage));
+  PetscCall(DiagStageDestroy(&d->stage));
+  PetscCall(PetscFree(d->where));
+  PetscCall(PetscFree(d->structure));
   PetscCall(PetscFree2(d->row_cols, d->row_vals));
   PetscCall(PetscFree(A->spptr));
   A->data = NULL;
@@ -628,6 +564,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   if (A->rmap->n >= 0 || A->rmap->N >= 0) PetscCall(PetscLayoutSetUp(A->rmap));
   if (A->cmap->n >= 0 || A->cmap->N >= 0) PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(GpuMatsInstallMultiplies(A, &DiagOps, MATSEQDIAG));
+  PetscCall(MatDiagComposeAssembly_SeqDiag(A, PETSC_TRUE)); /* preallocation (DMCreateMatrix's path), FD colouring */
   A->ops->setup          = MatSetUp_SeqDiag;
   A->ops->setvalues      = MatSetValues_SeqDiag;
   A->ops->getvalues      = MatGetValues_SeqDiag;

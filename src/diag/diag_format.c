@@ -1,4 +1,5 @@
-/* DIAG on the host: building HM and CDM from CSR, the products, the diagonal product. */
+/* DIAG on the host: building HM and CDM from CSR, the diagonal product (the products with
+   vectors: diag_host_spmv.c). */
 #include "diag_format.h"
 #include <stdlib.h>
 #include <string.h>
@@ -206,9 +207,45 @@ DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt
   return DIAG_OK;
 }
 
+DiagStatus DiagFromOffsets(DiagScheme scheme, PetscInt m, PetscInt n, const unsigned char *present, PetscInt64 entries, double max_fill, PetscInt64 *stored, DiagFormat *fmt)
+{
+  const PetscInt range = scheme == DIAG_SCHEME_HM ? m + n : n;
+  unsigned char *marks;
+  PetscInt       ndiag = 0;
+  PetscInt64     values = 0;
+  DiagStatus     st;
+
+  memset(fmt, 0, sizeof(*fmt));
+  if (stored) *stored = 0;
+  if (m < 0 || n < 0 || (scheme == DIAG_SCHEME_CDM && m != n)) return DIAG_ERR_ARGUMENT;
+  if (!DiagSizesFit(m, n)) return DIAG_ERR_TOO_LARGE;
+  marks = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
+  if (!marks) return DIAG_ERR_MEMORY;
+  for (PetscInt d = -(m - 1); d < n; d++) {
+    if (!present[d + m - 1]) continue;
+    if (scheme == DIAG_SCHEME_HM) marks[d + m - 1] = 1;
+    else marks[d >= 0 ? d : d + n] |= d >= 0 ? DIAG_PART_UPPER : DIAG_PART_LOWER;
+  }
+  /* the values it would store, refused before anything that size is allocated */
+  for (PetscInt r = 0; r < range; r++)
+    if (marks[r]) ndiag++, values += scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, r - (m - 1)) : n;
+  if (stored) *stored = values;
+  if (max_fill > 0 && (double)values > max_fill * (double)PetscMax(entries, 1)) {
+    free(marks);
+    fmt->ndiag = ndiag, fmt->nnz = entries; /* for the caller's message */
+    return DIAG_ERR_TOO_SPREAD;
+  }
+  st = DiagAllocatePresent(scheme, m, n, range, marks, fmt);
+  free(marks);
+  if (st != DIAG_OK) return st;
+  fmt->nnz = entries;
+  return DIAG_OK;
+}
+
 DiagStatus DiagChooseScheme(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm)
 {
   unsigned char *present;
+  DiagStatus     st;
 
   *scheme = DIAG_SCHEME_HM;
   *hm = 0, *cdm = -1;
@@ -219,13 +256,23 @@ DiagStatus DiagChooseScheme(PetscInt m, PetscInt n, const PetscInt *ai, const Pe
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt p = ai[i]; p < ai[i + 1]; p++)
       if (aj[p] >= 0 && aj[p] < n) present[aj[p] - i + m - 1] = 1;
+  st = DiagChooseSchemeFromOffsets(m, n, present, scheme, hm, cdm);
+  free(present);
+  return st;
+}
+
+DiagStatus DiagChooseSchemeFromOffsets(PetscInt m, PetscInt n, const unsigned char *present, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm)
+{
+  *scheme = DIAG_SCHEME_HM;
+  *hm = 0, *cdm = -1;
+  if (m < 0 || n < 0) return DIAG_ERR_ARGUMENT;
+  if (!DiagSizesFit(m, n)) return DIAG_ERR_TOO_LARGE;
   if (m == n) *cdm = 0;
   for (PetscInt d = -(m - 1); d < n; d++) {
     if (!present[d + m - 1]) continue;
     *hm += DiagHMLength(m, n, d);
     if (m == n && (d <= 0 || !present[d - n + m - 1])) *cdm += n; /* compact diagonal (d mod n), counted once */
   }
-  free(present);
   if (m == n && (double)*cdm <= (1.0 + DIAG_CDM_MAX_EXTRA) * (double)*hm) *scheme = DIAG_SCHEME_CDM;
   return DIAG_OK;
 }
@@ -335,53 +382,6 @@ void DiagFormatFree(DiagFormat *fmt)
   free(fmt->start);
   free(fmt->val);
   memset(fmt, 0, sizeof(*fmt));
-}
-
-/* y = A x or A^T x (+ y0), diagonal by diagonal (the order the GPU kernels use too). */
-static void DiagApplyHost(const DiagFormat *f, int transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  const PetscInt ny = transpose ? f->ncols : f->nrows, n = f->ncols;
-
-  if (y0 != y)
-    for (PetscInt i = 0; i < ny; i++) y[i] = y0 ? y0[i] : 0;
-  for (PetscInt t = 0; t < f->ndiag; t++) {
-    const PetscInt     d   = f->offset[t];
-    const PetscScalar *v   = f->val + f->start[t];
-    const PetscInt64   len = f->start[t + 1] - f->start[t];
-
-    if (f->scheme == DIAG_SCHEME_HM) {
-      const PetscInt i0 = DiagHMFirstRow(d);
-
-      for (PetscInt64 p = 0; p < len; p++) {
-        const PetscInt i = i0 + (PetscInt)p, j = i + d;
-
-        if (transpose) y[j] += v[p] * x[i];
-        else y[i] += v[p] * x[j];
-      }
-    } else {
-      for (PetscInt i = 0; i < n; i++) {
-        const PetscInt j = (PetscInt)(((PetscInt64)i + d) % n);
-
-        if (transpose) y[j] += v[i] * x[i];
-        else y[i] += v[i] * x[j];
-      }
-    }
-  }
-}
-
-void DiagMultHost(const DiagFormat *f, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  DiagApplyHost(f, 0, x, y0, y);
-}
-
-void DiagMultTransposeHost(const DiagFormat *f, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
-{
-  DiagApplyHost(f, 1, x, y0, y);
-}
-
-void DiagSpMMHost(const DiagFormat *f, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
-{
-  for (PetscInt c = 0; c < k; c++) DiagApplyHost(f, 0, B + (size_t)c * ldb, add ? C + (size_t)c * ldc : NULL, C + (size_t)c * ldc);
 }
 
 /* The HM offsets of the diagonals of f that hold entries (CDM: each present part). */

@@ -85,6 +85,14 @@ PetscInt   DiagHMFirstRow(PetscInt d);
 DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt);
 void       DiagFormatFree(DiagFormat *fmt);
 
+/* The format (values zero) of an m x n matrix whose entries lie on the HM offsets marked in
+   present[d + m - 1] (m + n - 1 marks); CDM takes compact diagonal d mod n with the part of d's
+   sign.  entries: the matrix's nonzeros (fmt->nnz, and the measure of max_fill as in
+   DiagFromCSR, DIAG_ERR_TOO_SPREAD leaving ndiag and nnz for the message). */
+DiagStatus DiagFromOffsets(DiagScheme scheme, PetscInt m, PetscInt n, const unsigned char *present, PetscInt64 entries, double max_fill, PetscInt64 *stored, DiagFormat *fmt);
+/* DiagChooseScheme from the same marks. */
+DiagStatus DiagChooseSchemeFromOffsets(PetscInt m, PetscInt n, const unsigned char *present, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm);
+
 /* A deep copy (dst is overwritten, not freed). */
 DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
 /* A^T: HM, diagonal d becomes diagonal -d, each diagonal's values copied unchanged (the

@@ -6,6 +6,7 @@
 #pragma once
 #include "common/gpumats_impl.h"
 #include "diag/diag_format.h"
+#include "diag/diag_stage.h"
 #if GPUMATS_HAVE_CUDA
   #include "cuda/diag/diag_cuda.h"
 #endif
@@ -32,7 +33,15 @@ typedef enum {
 typedef struct {
   GpuMatsShadow shadow; /* first: the common multiplies read it through A->spptr */
   DiagSettings  settings;
-  Mat           stage;      /* MATSEQAIJ collecting entries until the first assembly, else NULL */
+  DiagStage    *stage;      /* entries set until the first assembly (diag_assembly.c), else NULL */
+  PetscInt     *where;      /* the stored diagonal of each offset (HM d + m - 1, CDM k), -1 if none: MatSetValues in O(1) */
+  const PetscInt *where_for; /* the fmt.offset array 'where' was built for */
+  PetscBool     ignore_new_nonzeros; /* MAT_NEW_NONZERO_LOCATIONS false: entries off the diagonals are dropped */
+  unsigned char *structure; /* a bit per stored value: an entry set before the first assembly (the DMDA's stencil, an
+                               AIJ's pattern), or NULL (every slot); what a colouring is valid for, see diag_fdcoloring.c */
+  const PetscInt *structure_for; /* the fmt.offset array 'structure' was built for */
+  PetscBool     column_oriented; /* MAT_ROW_ORIENTED false: MatSetValues' v is column by column */
+  PetscBool     dmda_1d;  /* DMCreateMatrix of a 1-D DMDA on one process: the stencil staged by MatSetUp (diag_assembly.c) */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
   DiagFormat    fmt;
   DiagValuesAt  values_at;
@@ -60,6 +69,39 @@ PETSC_INTERN PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M);
 PETSC_INTERN PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M);
 /* A DiagStatus from the builder as a PETSc error naming the operation */
 PETSC_INTERN PetscErrorCode DiagCheckStatus(DiagStatus, Mat, const char *what);
+
+/* building the diagonals: the scheme (settings, or 'automatic' for auto) and the refusal of a spread matrix */
+PETSC_INTERN DiagScheme     DiagSchemeOf(MatDiagScheme);
+PETSC_INTERN PetscErrorCode MatDiagPickScheme_SeqDiag(Mat, DiagScheme automatic, PetscInt64 hm, PetscInt64 cdm, DiagScheme *);
+PETSC_INTERN PetscErrorCode MatDiagCheckBuilt_SeqDiag(Mat, DiagStatus, const DiagFormat *, DiagScheme, PetscInt64 stored);
+
+/* diag_assembly.c: MatSetUp, MatSetValues (staged, then in place), assembly, preallocation, options */
+PETSC_INTERN PetscErrorCode MatDiagSetUpLayout_SeqDiag(Mat); /* sizes checked, no staging: the caller sets the format */
+PETSC_INTERN PetscErrorCode MatSetUp_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatAssemblyBegin_SeqDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatAssemblyEnd_SeqDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatSetOption_SeqDiag(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat, PetscBool set);
+/* diag_fdcoloring.c: MatFDColoringCreate/SetUp/Apply on the diagonals (seqdiag and mpidiag) */
+PETSC_INTERN PetscErrorCode MatFDColoringCreate_Diag(Mat, ISColoring, MatFDColoring);
+PETSC_INTERN PetscErrorCode MatFDColoringSetUp_Diag(Mat, ISColoring, MatFDColoring);
+PETSC_INTERN PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
+
+/* The structure bits: set, read, and (re)built for the current format from CSR rows */
+static inline void DiagStructureSet(unsigned char *bits, PetscInt64 p)
+{
+  bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+}
+static inline int DiagStructureHas(const unsigned char *bits, PetscInt64 p)
+{
+  return !bits || (bits[p >> 3] >> (p & 7)) & 1;
+}
+PETSC_INTERN PetscErrorCode MatDiagStructureFromCSR_SeqDiag(Mat, const PetscInt ai[], const PetscInt aj[]);
+PETSC_INTERN PetscScalar   *MatDiagSlot_SeqDiag(Mat, PetscInt i, PetscInt j); /* the value of (i, j), NULL when not stored */
+
+/* mpidiag.c: an assembled mpidiag's diagonal block (seqdiag), off-process block (seqaij type, ghost
+   columns), the scatter of x's ghost values and the vector it fills */
+PETSC_INTERN PetscErrorCode MatMPIDiagGetLocalBlocks(Mat, Mat *A, Mat *B, VecScatter *, Vec *lvec);
 
 PETSC_INTERN PetscErrorCode MatSetValues_SeqDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat, MatType, MatReuse, Mat *);

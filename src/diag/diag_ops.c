@@ -115,7 +115,7 @@ static PetscErrorCode MatZeroEntries_SeqDiag(Mat A)
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
   PetscFunctionBegin;
-  if (d->stage) PetscCall(MatZeroEntries(d->stage));
+  if (d->stage) PetscCall(DiagStageZeroEntries(d->stage));
   if (!d->has_format) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscArrayzero(d->fmt.val, d->fmt.start[d->fmt.ndiag]));
   PetscCall(MatDiagHostChanged_SeqDiag(A));
@@ -191,7 +191,7 @@ static PetscErrorCode MatCopy_SeqDiag(Mat A, Mat B, MatStructure str)
       }
     }
     PetscCall(DiagCheckStatus(DiagFormatCopy(&da->fmt, &copy), A, "MatCopy"));
-    PetscCall(MatDestroy(&db->stage));
+    PetscCall(DiagStageDestroy(&db->stage));
     B->preallocated = PETSC_TRUE;
     PetscCall(MatDiagSetFormat_SeqDiag(B, &copy));
     B->assembled = PETSC_TRUE;

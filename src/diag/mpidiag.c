@@ -2,9 +2,9 @@
    (local rows x local columns) as a seqdiag and the rest of its rows (the columns of
    other processes, compacted to the ones present) as a seqaijpcsr, with the ghost
    values of x brought by a VecScatter, like MPIAIJ.  Until the first assembly the
-   entries are collected in a staging MPIAIJ (any process may set any row), whose
-   pattern decides the diagonals and the ghost columns.  After it, each process sets
-   entries of its own rows on the stored diagonals and ghost columns. */
+   entries are staged (mpidiag_assembly.c; any process may set any row) in an MPIAIJ whose
+   pattern decides the diagonals and the ghost columns.  After it, each process sets entries
+   of its own rows on the stored diagonals and ghost columns. */
 #include "diag/mpidiag_impl.h"
 
 static PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op)
@@ -15,7 +15,7 @@ static PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op)
 }
 
 /* The blocks, the ghost columns and the scatter from the assembled MPIAIJ P. */
-static PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
+PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
 {
   Mat_MPIDiag    *c = MPIDiagOf(M);
   Mat             Ad, Ao;
@@ -48,6 +48,7 @@ static PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
   PetscCall(PetscArraycpy(c->garray, garray, c->nghost));
   PetscCall(MatDuplicate(Ao, MAT_COPY_VALUES, &c->B));
   PetscCall(MatConvert(c->B, MATSEQAIJPCSR, MAT_INPLACE_MATRIX, &c->B));
+  PetscCall(MatSetOption(c->B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE)); /* the ghost pattern is fixed too */
   PetscCall(MatGpuMatsSetBackend(c->B, c->backend));
   /* ghost values of x: a scatter from x to lvec, on the device when x lives there */
 #if defined(PETSC_HAVE_CUDA)
@@ -71,97 +72,17 @@ static PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- MatSetUp, MatSetValues, assembly --------------------------------------- */
-
-static PetscErrorCode MatSetUp_MPIDiag(Mat M)
+PetscErrorCode MatMPIDiagGetLocalBlocks(Mat M, Mat *A, Mat *B, VecScatter *scatter, Vec *lvec)
 {
   Mat_MPIDiag *c = MPIDiagOf(M);
 
   PetscFunctionBegin;
-  PetscCall(PetscLayoutSetUp(M->rmap));
-  PetscCall(PetscLayoutSetUp(M->cmap));
-  PetscCheck(M->rmap->n >= 0 && M->cmap->n >= 0 && M->rmap->N >= 0 && M->cmap->N >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "diag: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")", M->rmap->N, M->cmap->N, M->rmap->n, M->cmap->n);
-  if (c->A || c->stage) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &c->stage));
-  PetscCall(MatSetSizes(c->stage, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
-  PetscCall(MatSetType(c->stage, MATMPIAIJ));
-  PetscCall(MatMPIAIJSetPreallocation(c->stage, 9, NULL, 4, NULL)); /* a guess; the staging matrix grows as needed */
-  PetscCall(MatSetOption(c->stage, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  M->preallocated = PETSC_TRUE;
+  PetscCall(MPIDiagCheckAssembled(M, "MatMPIDiagGetLocalBlocks"));
+  *A = c->A, *B = c->B, *scatter = c->Mvctx, *lvec = c->lvec;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetValues_MPIDiag(Mat M, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-  PetscInt     rstart = M->rmap->rstart, rend = M->rmap->rend, cstart = M->cmap->rstart, cend = M->cmap->rend;
-
-  PetscFunctionBegin;
-  if (!c->A) {
-    if (!c->stage) PetscCall(MatSetUp_MPIDiag(M));
-    PetscCall(MatSetValues(c->stage, m, rows, n, cols, v, mode));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  for (PetscInt r = 0; r < m; r++) {
-    const PetscInt i = rows[r] - rstart;
-
-    if (rows[r] < 0) continue;
-    PetscCheck(rows[r] >= rstart && rows[r] < rend, PETSC_COMM_SELF, PETSC_ERR_SUP, "mpidiag MatSetValues: row %" PetscInt_FMT " belongs to another process (this one owns [%" PetscInt_FMT ", %" PetscInt_FMT ")); after the first assembly each process sets its own rows", rows[r], rstart, rend);
-    for (PetscInt k = 0; k < n; k++) {
-      const PetscInt    j     = cols[k];
-      const PetscScalar value = v ? v[r * n + k] : 0;
-
-      if (j < 0) continue;
-      PetscCheck(j < M->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatSetValues: column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", j, M->cmap->N);
-      if (j >= cstart && j < cend) {
-        const PetscInt jl = j - cstart;
-
-        PetscCall(MatSetValues_SeqDiag(c->A, 1, &i, 1, &jl, &value, mode));
-      } else {
-        PetscInt g;
-
-        PetscCall(PetscFindInt(j, c->nghost, c->garray, &g));
-        if (g < 0) {
-          PetscCheck(value == (PetscScalar)0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mpidiag MatSetValues: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is in a column of another process that this matrix does not store for rows %" PetscInt_FMT "..%" PetscInt_FMT " (they had no entry there at the first assembly). Set every entry you need (zeros count) before the first MatAssemblyEnd, or use an AIJ matrix", rows[r], j, rstart, rend - 1);
-          continue;
-        }
-        PetscCall(MatSetValues(c->B, 1, &i, 1, &g, &value, mode));
-      }
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAssemblyBegin_MPIDiag(Mat M, MatAssemblyType type)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  if (c->stage) PetscCall(MatAssemblyBegin(c->stage, type));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAssemblyEnd_MPIDiag(Mat M, MatAssemblyType type)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  if (!c->A && !c->stage) { /* assembled with no entries at all */
-    PetscCall(MatSetUp_MPIDiag(M));
-    PetscCall(MatAssemblyBegin(c->stage, type));
-  }
-  if (c->stage) {
-    PetscCall(MatAssemblyEnd(c->stage, type));
-    if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MPIDiagBuildFromMPIAIJ(M, c->stage));
-    PetscCall(MatDestroy(&c->stage));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatAssemblyBegin(c->B, type));
-  PetscCall(MatAssemblyEnd(c->B, type));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* ---- MatSetUp, MatSetValues, assembly: mpidiag_assembly.c ------------------- */
 
 /* ---- the multiplies: diagonal block while the ghosts travel, then the rest ---- */
 
@@ -268,7 +189,7 @@ static PetscErrorCode MatZeroEntries_MPIDiag(Mat M)
   Mat_MPIDiag *c = MPIDiagOf(M);
 
   PetscFunctionBegin;
-  if (c->stage) PetscCall(MatZeroEntries(c->stage));
+  PetscCall(MPIDiagStageZeroEntries(M));
   if (c->A) {
     PetscCall(MatZeroEntries(c->A));
     PetscCall(MatZeroEntries(c->B));
@@ -451,8 +372,7 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIDiag(Mat P, MatType type, MatReuse re
   PetscCall(MatSetType(M, MATMPIDIAG));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)M, ((PetscObject)P)->prefix));
   PetscCall(MatSetFromOptions(M));
-  PetscCall(MatSetUp_MPIDiag(M));
-  PetscCall(MatDestroy(&MPIDiagOf(M)->stage));
+  PetscCall(MPIDiagSetUpLayout(M));
   PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
   M->assembled = PETSC_TRUE;
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(P, &M));
@@ -473,8 +393,7 @@ static PetscErrorCode MatLoad_MPIDiag(Mat M, PetscViewer viewer)
   PetscCall(PetscLayoutDestroy(&M->cmap));
   PetscCall(PetscLayoutReference(P->rmap, &M->rmap));
   PetscCall(PetscLayoutReference(P->cmap, &M->cmap));
-  PetscCall(MatSetUp_MPIDiag(M));
-  PetscCall(MatDestroy(&MPIDiagOf(M)->stage));
+  PetscCall(MPIDiagSetUpLayout(M));
   PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
   PetscCall(MatDestroy(&P));
   M->assembled = PETSC_TRUE;
@@ -494,8 +413,7 @@ static PetscErrorCode MatDuplicate_MPIDiag(Mat M, MatDuplicateOption op, Mat *N)
   PetscCall(MatSetType(*N, MATMPIDIAG));
   MPIDiagOf(*N)->settings = MPIDiagOf(M)->settings;
   MPIDiagOf(*N)->backend  = MPIDiagOf(M)->backend;
-  PetscCall(MatSetUp_MPIDiag(*N));
-  PetscCall(MatDestroy(&MPIDiagOf(*N)->stage));
+  PetscCall(MPIDiagSetUpLayout(*N));
   PetscCall(MPIDiagBuildFromMPIAIJ(*N, P));
   PetscCall(MatDestroy(&P));
   (*N)->assembled = PETSC_TRUE;
@@ -547,8 +465,7 @@ static PetscErrorCode MatTranspose_MPIDiag(Mat M, MatReuse reuse, Mat *T)
     PetscCall(MatSetType(N, MATMPIDIAG));
     MPIDiagOf(N)->settings = MPIDiagOf(M)->settings;
     MPIDiagOf(N)->backend  = MPIDiagOf(M)->backend;
-    PetscCall(MatSetUp_MPIDiag(N));
-    PetscCall(MatDestroy(&MPIDiagOf(N)->stage));
+    PetscCall(MPIDiagSetUpLayout(N));
   }
   PetscCall(MPIDiagRebuildFrom(N, Pt));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(M, &N));
@@ -602,15 +519,6 @@ static PetscErrorCode MatSetFromOptions_MPIDiag(Mat M, GPUMATS_OPTIONS_ARG)
   PetscCall(DiagSettingsFromOptions(M, &c->settings, PetscOptionsObject));
   PetscCall(GpuMatsBackendFromOptions(&c->backend, PetscOptionsObject));
   PetscCall(MatGpuMatsSetBackend(M, c->backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSetOption_MPIDiag(Mat M, MatOption op, PetscBool flg)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  if (c->stage) PetscCall(MatSetOption(c->stage, op, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -702,6 +610,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatAXPYGetPreallocation_C", set ? MatAXPYGetPreallocation_MPIDiag : NULL));
+  PetscCall(MPIDiagComposeAssembly(M, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -713,7 +622,7 @@ static PetscErrorCode MatDestroy_MPIDiag(Mat M)
   PetscCall(MPIDiagCompose(M, PETSC_FALSE));
   PetscCall(MatDestroy(&c->A));
   PetscCall(MatDestroy(&c->B));
-  PetscCall(MatDestroy(&c->stage));
+  PetscCall(MPIDiagStageDestroy(M));
   PetscCall(VecDestroy(&c->lvec));
   PetscCall(VecScatterDestroy(&c->Mvctx));
   PetscCall(PetscFree(c->garray));
@@ -767,6 +676,9 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->setfromoptions   = MatSetFromOptions_MPIDiag;
   M->ops->setoption        = MatSetOption_MPIDiag;
   M->ops->destroy          = MatDestroy_MPIDiag;
+  M->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
+  M->ops->fdcoloringsetup  = MatFDColoringSetUp_Diag;
+  M->ops->fdcoloringapply  = MatFDColoringApply_Diag;
 #if defined(PETSC_HAVE_DEVICE)
   M->ops->bindtocpu = MatBindToCPU_MPIDiag;
   M->boundtocpu     = PETSC_FALSE;

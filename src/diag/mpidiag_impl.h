@@ -1,5 +1,5 @@
-/* MATMPIDIAG's context, shared by the type (mpidiag.c) and the operations PETSc's
-   solvers call on it (mpidiag_ops.c). */
+/* MATMPIDIAG's private structure, shared by the type (mpidiag.c), its staging and assembly
+   (mpidiag_assembly.c) and the operations PETSc's solvers call on it (mpidiag_ops.c). */
 #pragma once
 #include "diag/diag_impl.h"
 
@@ -9,7 +9,15 @@ typedef struct {
   PetscInt       nghost;
   Vec            lvec; /* ghost values of x */
   VecScatter     Mvctx;
-  Mat            stage; /* MPIAIJ until the first assembly */
+  /* until the first assembly: an MPIAIJ preallocated with the caller's counts (DMCreateMatrix
+     gives exact ones), or without counts the entries as triples (global indices, in the order
+     set, a phase per flush assembly) and their pattern in a MATPREALLOCATOR */
+  Mat            stage;
+  Mat            pattern;
+  DiagTriples    staged;
+  PetscInt64    *phase_end; /* staged.count at each flush assembly */
+  PetscInt       nphases, phase_capacity;
+  PetscBool      column_oriented; /* MAT_ROW_ORIENTED false */
   DiagSettings   settings;
   GpuMatsBackend backend;
   PetscInt      *row_cols; /* MatGetRow's scratch */
@@ -28,3 +36,15 @@ PETSC_INTERN PetscErrorCode MPIDiagRebuildFrom(Mat M, Mat P);
 /* M->nonzerostate increased on every process when any diagonal block's changed since 'before' */
 PETSC_INTERN PetscErrorCode MPIDiagSyncNonzeroState(Mat M, PetscObjectState before);
 PETSC_INTERN PetscErrorCode MatAXPYGetPreallocation_MPIDiag(Mat, Mat, Mat *);
+/* mpidiag.c: the blocks, ghost columns and scatter from an assembled MPIAIJ */
+PETSC_INTERN PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P);
+/* mpidiag_assembly.c */
+PETSC_INTERN PetscErrorCode MPIDiagSetUpLayout(Mat); /* sizes checked, no staging: the caller builds the blocks */
+PETSC_INTERN PetscErrorCode MatSetUp_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatSetValues_MPIDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatAssemblyBegin_MPIDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatAssemblyEnd_MPIDiag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatSetOption_MPIDiag(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode MPIDiagStageZeroEntries(Mat);
+PETSC_INTERN PetscErrorCode MPIDiagStageDestroy(Mat);
+PETSC_INTERN PetscErrorCode MPIDiagComposeAssembly(Mat, PetscBool set);
