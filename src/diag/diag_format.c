@@ -264,6 +264,33 @@ DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst)
   return DIAG_OK;
 }
 
+DiagStatus DiagFormatCopyStructure(const DiagFormat *src, DiagFormat *dst)
+{
+  const size_t nd = (size_t)PetscMax(src->ndiag, 1);
+
+  *dst        = *src;
+  dst->val    = NULL;
+  dst->offset = (PetscInt *)malloc(sizeof(PetscInt) * nd);
+  dst->start  = (PetscInt64 *)malloc(sizeof(PetscInt64) * (nd + 1));
+  dst->part   = src->part ? (unsigned char *)malloc(nd) : NULL;
+  if (!dst->offset || !dst->start || (src->part && !dst->part)) {
+    DiagFormatFree(dst);
+    return DIAG_ERR_MEMORY;
+  }
+  memcpy(dst->offset, src->offset, sizeof(PetscInt) * (size_t)src->ndiag);
+  memcpy(dst->start, src->start, sizeof(PetscInt64) * (size_t)(src->ndiag + 1));
+  if (src->part) memcpy(dst->part, src->part, (size_t)src->ndiag);
+  return DIAG_OK;
+}
+
+PetscBool DiagFormatSameStructure(const DiagFormat *a, const DiagFormat *b)
+{
+  if (a->scheme != b->scheme || a->nrows != b->nrows || a->ncols != b->ncols || a->ndiag != b->ndiag) return PETSC_FALSE;
+  if (memcmp(a->offset, b->offset, sizeof(PetscInt) * (size_t)a->ndiag)) return PETSC_FALSE;
+  if (a->scheme == DIAG_SCHEME_CDM && memcmp(a->part, b->part, (size_t)a->ndiag)) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 DiagStatus DiagFormatTranspose(const DiagFormat *A, DiagFormat *At)
 {
   const PetscInt n = A->ncols, range = A->scheme == DIAG_SCHEME_HM ? A->nrows + A->ncols : n;

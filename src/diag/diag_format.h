@@ -87,6 +87,10 @@ void       DiagFormatFree(DiagFormat *fmt);
 
 /* A deep copy (dst is overwritten, not freed). */
 DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
+/* The diagonals only (offsets, starts, CDM parts; dst->val NULL), and whether two formats
+   have the same diagonals (scheme, sizes, offsets, parts): a product's plan still holds. */
+DiagStatus DiagFormatCopyStructure(const DiagFormat *src, DiagFormat *dst);
+PetscBool  DiagFormatSameStructure(const DiagFormat *a, const DiagFormat *b);
 /* A^T: HM, diagonal d becomes diagonal -d, each diagonal's values copied unchanged (the
    slot of a(i,j) is min(i,j) for both); CDM, compact diagonal k becomes (n - k) mod n
    read from row (i + k) mod n, a cyclic shift.  Nothing is permuted entry by entry. */

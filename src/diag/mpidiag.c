@@ -728,6 +728,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
+  PetscCall(MatDiagComposeAIJProducts(M, set)); /* sparse products through MPIAIJ (diag_product_aij.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -794,6 +795,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->setfromoptions   = MatSetFromOptions_MPIDiag;
   M->ops->setoption        = MatSetOption_MPIDiag;
   M->ops->destroy          = MatDestroy_MPIDiag;
+  M->ops->productsetfromoptions = MatProductSetFromOptions_Diag_ThroughAIJ; /* mpidiag x mpidiag: through MPIAIJ */
 #if defined(PETSC_HAVE_DEVICE)
   M->ops->bindtocpu = MatBindToCPU_MPIDiag;
   M->boundtocpu     = PETSC_FALSE;
