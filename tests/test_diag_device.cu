@@ -140,7 +140,7 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
    One line per kernel and pass. */
 static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged"};
   PetscInt                *ai, *aj, *bi, *bj;
   double                  *aa, *ba, *dval;
   DiagFormat               A, B, C;
@@ -170,19 +170,21 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductPlanNumericHost(&plan, &A, &B, &C);
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
       const double tol = 1e-12;
       int          ok;
 
       if (variant == 1 && !(sa == DIAG_SCHEME_HM && sb == DIAG_SCHEME_HM)) continue;
       if (variant == 2 && !(sa == DIAG_SCHEME_CDM && sb == DIAG_SCHEME_CDM)) continue;
+      if (variant == 4 && plan.nea > 1600) continue; /* A's diagonals do not fit the staged kernel's shared memory */
       for (PetscInt64 q = 0; q < nv; q++) dval[q] = NAN; /* an entry the kernel does not write fails */
       C.val = dval;
       PetscCall(DiagDeviceCopyValues(dC, &C));
       if (variant == 0) PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
       else if (variant == 1) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
       else if (variant == 2) PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
+      else if (variant == 3) PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
@@ -370,6 +372,9 @@ int main(int argc, char **argv)
     noff = 0;
     for (PetscInt d = -150; d <= 150; d++) off[noff++] = d;
     for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 2500, 2500, 2500, noff, off, noff, off, 1.0, "banded w 150 (301 pairs on C's main diagonal)", &failures));
+    noff = 0; /* like the paper's Table 2: 150 diagonals over [-n/4, n/4], C nearly full */
+    for (PetscInt t = 0; t < 150; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 2000) - 1000;
+    for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 4000, 4000, 4000, noff, off, noff, off, 1.0, "structured, 150 offsets over [-n/4, n/4]", &failures));
     off[0] = 0;
     PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 0, 0, 0, 1, off, 1, off, 1.0, "empty, mixed", &failures));
     PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1, 1, 1, 1, off, 1, off, 1.0, "one entry, mixed", &failures));

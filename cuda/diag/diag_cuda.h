@@ -40,9 +40,9 @@ PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
    (DiagProductPlanCreate, host: C's diagonals and per diagonal of C the pairs of entry
    diagonals meeting on it).  DiagDeviceProductCreate puts the plan on the device (O(pairs)
    integers, nothing n-long); the numeric phase, again whenever A's or B's values change,
-   runs DiagDeviceProductNumeric: the banded kernel where it applies, else the pairs kernel
-   (a block per diagonal of C and tile of rows, its pairs summed in registers, C written
-   once, no atomics).  C's device copy may be made without values (DiagDeviceCreate of a
+   runs DiagDeviceProductNumeric: the banded kernel where it applies, else the staged pairs
+   kernel (A on a tile of rows in shared memory, a warp per diagonal of C summing its pairs
+   in registers) where A fits, else the pairs kernel; C written once, no atomics.  C's device copy may be made without values (DiagDeviceCreate of a
    format whose val is NULL): the numeric phase writes every one. */
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
 PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
@@ -53,8 +53,13 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, Di
    then runs the pairs kernel).  DiagDeviceProductNumeric takes this one itself when it applies. */
 PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T);
 PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, DiagDevice A, DiagDevice B, DiagDevice C);
-/* The pairs kernel alone (what DiagDeviceProductNumeric runs when the banded one does not apply) */
+/* The pairs kernel alone: a block per (diagonal of C, tile of 1024 rows), A and B read from L2 */
 PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 (or 16) rows, each warp
+   walking diagonals of C: what DiagDeviceProductNumeric runs when the banded kernel does not apply
+   and A's entry diagonals fit 200 KiB of shared memory on 16 rows (at most 1600), else the pairs
+   kernel.  PETSC_ERR_SUP when they do not fit. */
+PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
 /* The same product by the paper's Algorithm 2 (A, B, C all HM), the reference: one thread per

@@ -24,6 +24,11 @@ struct _n_DiagDeviceProduct {
   int       *pair_a, *pair_b;   /* entry diagonals of A and B */
   int       *ea_d, *eb_d;       /* their offsets j - i */
   long long *ea_base, *eb_base; /* value index of row i: base + i */
+  int        nea, neb;
+  /* the staged kernel: per pair its rows [rec_lo, rec_hi) and B's value index of row i, rec_b + i
+     (made on the device at its first use) */
+  int       *rec_lo, *rec_hi;
+  long long *rec_b;
   /* the banded CDM kernel: pairs of stored diagonals (k_a + k_b) mod n = k_c, each pair once */
   int       *band_pair_start, *band_pair_a, *band_pair_b;
   int       *a_signed;          /* CDM, A banded: ndiag_a, each compact diagonal as the offset d = k or
@@ -33,6 +38,10 @@ struct _n_DiagDeviceProduct {
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
+
+/* the staged kernel's per-pair records, and the rows of its tiles (0: A's diagonals do not fit) */
+PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);
+PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T);
 
 /* index[offset[t] + shift] = t for t < ndiag, -1 elsewhere (range entries), on the device */
 PetscErrorCode DiagDeviceIndexOffsets(int ndiag, const int *offset, int shift, int range, int **index);

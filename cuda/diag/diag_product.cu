@@ -145,6 +145,8 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
   p->ndiag_a    = (int)A->ndiag;
   p->ndiag_b    = (int)B->ndiag;
   p->npairs     = plan->npairs;
+  p->nea        = (int)plan->nea;
+  p->neb        = (int)plan->neb;
   p->flops      = plan->flops;
   for (PetscInt c = 0; c < C->ndiag; c++) p->max_len = PetscMax(p->max_len, (int)(C->start[c + 1] - C->start[c]));
   /* the plan: O(pairs + diagonals) integers, nothing n-long */
@@ -183,8 +185,15 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
 
   PetscFunctionBegin;
   if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, &T));
-  if (T) PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
-  else PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
+  if (T) {
+    PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
+    PetscFunctionReturn(0);
+  }
+  if ((size_t)p->nea * 16 * sizeof(double) <= 200 * 1024 && p->npairs) { /* A's diagonals fit the staged kernel's shared memory */
+    PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
   PetscFunctionReturn(0);
 }
 
@@ -280,6 +289,9 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->eb_d));
   PetscCall(GpuMatsCUDAFree((*prod)->ea_base));
   PetscCall(GpuMatsCUDAFree((*prod)->eb_base));
+  PetscCall(GpuMatsCUDAFree((*prod)->rec_lo));
+  PetscCall(GpuMatsCUDAFree((*prod)->rec_hi));
+  PetscCall(GpuMatsCUDAFree((*prod)->rec_b));
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_start));
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_b));
