@@ -81,6 +81,7 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
   const int      hm = !(A->scheme == DIAG_SCHEME_CDM && B->scheme == DIAG_SCHEME_CDM);
   PetscInt       lo_a, hi_a, lo_b, hi_b, lo, hi;
   PetscInt64    *slot = NULL, range;
+  int           *key  = NULL;
   DiagStatus     st = DIAG_ERR_MEMORY;
 
   memset(p, 0, sizeof(*p));
@@ -106,12 +107,16 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
   range = hi >= lo ? (PetscInt64)hi - lo + 1 : 0;
   slot  = (PetscInt64 *)calloc((size_t)PetscMax(range, 1), sizeof(PetscInt64));
   if (!slot) goto fail;
-  /* pass 1: count the pairs that meet on at least one row, by sum */
+  /* pass 1: count the pairs that meet on at least one row, by sum; key[a neb + b] is the pair's sum
+     less lo, or -1 (pass 2 reads it instead of computing the rows again) */
+  key = (int *)malloc(sizeof(int) * (size_t)PetscMax((PetscInt64)p->nea * p->neb, 1));
+  if (!key) goto fail;
   for (PetscInt a = 0; a < p->nea; a++)
     for (PetscInt b = 0; b < p->neb; b++) {
       PetscInt i0, i1, cs;
 
       DiagPairSegment(m, k, n, hm, p->ea_d[a], p->eb_d[b], &i0, &i1, &cs);
+      key[(size_t)a * p->neb + b] = i1 > i0 ? (int)(p->ea_d[a] + p->eb_d[b] - lo) : -1;
       if (i1 > i0) slot[p->ea_d[a] + p->eb_d[b] - lo]++, p->npairs++, p->flops += 2 * (PetscInt64)(i1 - i0);
     }
   if (p->npairs > INT32_MAX || p->nea > INT32_MAX || p->neb > INT32_MAX) {
@@ -149,24 +154,25 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
 
     if (!fill) goto fail;
     memcpy(fill, p->pair_start, sizeof(PetscInt64) * (size_t)(C->ndiag + 1));
-    for (PetscInt a = 0; a < p->nea; a++)
-      for (PetscInt b = 0; b < p->neb; b++) {
-        PetscInt i0, i1, cs;
+    for (PetscInt a = 0; a < p->nea; a++) {
+      const int *ka = key + (size_t)a * p->neb;
 
-        DiagPairSegment(m, k, n, hm, p->ea_d[a], p->eb_d[b], &i0, &i1, &cs);
-        if (i1 > i0) {
-          const PetscInt64 q = fill[slot[p->ea_d[a] + p->eb_d[b] - lo]]++;
+      for (PetscInt b = 0; b < p->neb; b++)
+        if (ka[b] >= 0) {
+          const PetscInt64 q = fill[slot[ka[b]]]++;
 
           p->pair_a[q] = (int)a, p->pair_b[q] = (int)b;
         }
-      }
+    }
     free(fill);
   }
   free(slot);
+  free(key);
   C->nnz = DiagPatternSize(C);
   return DIAG_OK;
 fail:
   free(slot);
+  free(key);
   DiagProductPlanFree(p);
   DiagFormatFree(C);
   return st;
