@@ -299,7 +299,12 @@ static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, 
   *err = -1;
   for (r.which = 2; r.which >= 0; r.which--) { /* staged, pairs, then the default (whose result is checked) */
     kernel[r.which] = -1;
-    if (r.which == 2 && plan->nea > 1600) continue; /* A does not fit the staged kernel */
+    if (r.which == 2) { /* only where A fits the staged kernel */
+      int T;
+
+      PetscCall(DiagDeviceProductStagedRows(r.prod, &T));
+      if (!T) continue;
+    }
     PetscCall(BenchTime(timer, RunKernel, &r, warmup, reps, &kernel[r.which], &min));
   }
   r.which = 0;

@@ -57,9 +57,12 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 (or 16) rows, each warp
    walking diagonals of C: what DiagDeviceProductNumeric runs when the banded kernel does not apply
-   and A's entry diagonals fit 200 KiB of shared memory on 16 rows (at most 1600), else the pairs
+   and A's entry diagonals fit 200 KiB (or the device's shared memory a block) on 16 rows (at
+   most 1600 diagonals on an H100/H200), else the pairs
    kernel.  PETSC_ERR_SUP when they do not fit. */
 PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The rows of the staged kernel's tiles for this product: 32, 16, or 0 when A's diagonals do not fit */
+PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
 /* The same product by the paper's Algorithm 2 (A, B, C all HM), the reference: one thread per

@@ -39,9 +39,8 @@ struct _n_DiagDeviceProduct {
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
 
-/* the staged kernel's per-pair records, and the rows of its tiles (0: A's diagonals do not fit) */
+/* the staged kernel's per-pair records (made at its first use) */
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);
-PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T);
 
 /* index[offset[t] + shift] = t for t < ndiag, -1 elsewhere (range entries), on the device */
 PetscErrorCode DiagDeviceIndexOffsets(int ndiag, const int *offset, int shift, int range, int **index);

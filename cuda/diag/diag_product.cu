@@ -189,7 +189,8 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
     PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
     PetscFunctionReturn(0);
   }
-  if ((size_t)p->nea * 16 * sizeof(double) <= 200 * 1024 && p->npairs) { /* A's diagonals fit the staged kernel's shared memory */
+  PetscCall(DiagDeviceProductStagedRows(p, &T));
+  if (T && p->npairs) { /* A's diagonals fit the staged kernel's shared memory */
     PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
     PetscFunctionReturn(0);
   }

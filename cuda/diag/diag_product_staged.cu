@@ -10,7 +10,8 @@
    from L2 a multiply-add, half the pairs kernel's.  Each pair's rows and B's value offset are
    precomputed per pair on the device (DiagDeviceProductCreate, from the plan), so a pair costs a
    warp four uniform loads and a compare.  Every row of the tile of every diagonal of C the block
-   takes is written once (zeros where no pair meets), no atomics, the plan's summation order.
+   takes is written once (zeros where no pair meets), no atomics; the pairs of a diagonal of C
+   are summed in four interleaved partial sums (four loads of B in flight a warp).
    Used where nea x T doubles fit the shared memory (at most DIAG_STAGED_SMEM bytes), else the
    pairs kernel runs. */
 #include <petscsys.h>
@@ -21,7 +22,7 @@ extern "C" {
 #include "../../src/diag/diag_product_plan.h"
 }
 
-#define DIAG_STAGED_THREADS 512
+#define DIAG_STAGED_THREADS 1024 /* 32 warps: with 150 KiB of A one block an SM, and its warps hide L2's latency */
 #define DIAG_STAGED_SMEM    (200 * 1024) /* within the 227 KiB an H100/H200 block may opt in to */
 #define DIAG_STAGED_CPW     64           /* diagonals of C a warp takes, about */
 #define DIAG_STAGED_GRID_Y  65535
@@ -59,28 +60,41 @@ __global__ void __launch_bounds__(DIAG_STAGED_THREADS) DiagProductStagedKernel(i
   for (int c = blockIdx.y * ny + y; c < ndiag_c; c += gridDim.y * ny) {
     const int       dc = c_offset[c], shift = c_hm && dc < 0 ? -dc : 0, q1 = pair_start[c + 1];
     const long long cs = c_start[c], len = c_start[c + 1] - cs, p = (long long)i - shift; /* C's slot of row i */
-    double          s0 = 0.0, s1 = 0.0;
+    double          s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     int             q  = pair_start[c];
 
     if (p < 0 || p >= len) continue; /* row i is not on this diagonal of C */
-    for (; q + 1 < q1; q += 2) { /* two pairs at a time: two loads of B in flight, two sums */
+    for (; q + 3 < q1; q += 4) { /* four pairs at a time: four loads of B in flight, four sums */
       const int lo0 = rec_lo[q], hi0 = rec_hi[q], lo1 = rec_lo[q + 1], hi1 = rec_hi[q + 1];
+      const int lo2 = rec_lo[q + 2], hi2 = rec_hi[q + 2], lo3 = rec_lo[q + 3], hi3 = rec_hi[q + 3];
 
       if (i >= lo0 && i < hi0) s0 = fma(s_a[pair_a[q] * T + x], __ldg(b_val + rec_b[q] + i), s0);
       if (i >= lo1 && i < hi1) s1 = fma(s_a[pair_a[q + 1] * T + x], __ldg(b_val + rec_b[q + 1] + i), s1);
+      if (i >= lo2 && i < hi2) s2 = fma(s_a[pair_a[q + 2] * T + x], __ldg(b_val + rec_b[q + 2] + i), s2);
+      if (i >= lo3 && i < hi3) s3 = fma(s_a[pair_a[q + 3] * T + x], __ldg(b_val + rec_b[q + 3] + i), s3);
     }
-    if (q < q1 && i >= rec_lo[q] && i < rec_hi[q]) s0 = fma(s_a[pair_a[q] * T + x], __ldg(b_val + rec_b[q] + i), s0);
-    c_val[cs + p] = s0 + s1;
+    for (; q < q1; q++)
+      if (i >= rec_lo[q] && i < rec_hi[q]) s0 = fma(s_a[pair_a[q] * T + x], __ldg(b_val + rec_b[q] + i), s0);
+    c_val[cs + p] = (s0 + s1) + (s2 + s3);
   }
 }
 
 PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
 {
+  static int optin = 0; /* the device's largest shared memory per block */
+  size_t     limit;
+
   PetscFunctionBegin;
   *T = 0;
-  if (!p->rec_lo) PetscFunctionReturn(0);
-  if ((size_t)p->nea * 32 * sizeof(double) <= DIAG_STAGED_SMEM) *T = 32;
-  else if ((size_t)p->nea * 16 * sizeof(double) <= DIAG_STAGED_SMEM) *T = 16;
+  if (!optin) {
+    int dev;
+
+    GpuMatsCallCUDA(cudaGetDevice(&dev));
+    GpuMatsCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  }
+  limit = PetscMin((size_t)DIAG_STAGED_SMEM, (size_t)optin);
+  if ((size_t)p->nea * 32 * sizeof(double) <= limit) *T = 32;
+  else if ((size_t)p->nea * 16 * sizeof(double) <= limit) *T = 16;
   PetscFunctionReturn(0);
 }
 
@@ -130,7 +144,7 @@ PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A,
   }
   PetscCall(DiagDeviceProductRecordsCreate(p));
   PetscCall(DiagDeviceProductStagedRows(p, &T));
-  PetscCheck(T, PETSC_COMM_SELF, PETSC_ERR_SUP, "The staged DIAG product stages A's %d diagonals in shared memory: %zu bytes for 16 rows, more than %d; use DiagDeviceProductNumericPairs", p->nea, (size_t)p->nea * 16 * sizeof(double), DIAG_STAGED_SMEM);
+  PetscCheck(T, PETSC_COMM_SELF, PETSC_ERR_SUP, "The staged DIAG product stages A's %d diagonals in shared memory: %zu bytes for 16 rows, more than this device's or %d; use DiagDeviceProductNumericPairs", p->nea, (size_t)p->nea * 16 * sizeof(double), DIAG_STAGED_SMEM);
   PetscCall(GpuMatsCUDAGetStream(&s));
   if (T == 32) PetscCall(DiagLaunchStaged<32>(p, A, B, C, (cudaStream_t)s));
   else PetscCall(DiagLaunchStaged<16>(p, A, B, C, (cudaStream_t)s));
