@@ -181,6 +181,7 @@ int main(int argc, char **argv)
   if (csvpath[0]) {
     csv = fopen(csvpath, "w");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csvpath);
+    setvbuf(csv, NULL, _IOLBF, 0); /* line by line: a run stopped by a timeout keeps its rows */
     fprintf(csv, "row,n,dga,dgb,scheme_a,scheme_b,dgc,pairs,flops,bytes,diag_first_ms,diag_numeric_ms,aij_first_ms,aij_numeric_ms,paper_cpu_ms,rel_err\n");
   }
   all = DiagTableRows(&nall);
