@@ -139,12 +139,7 @@ void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const Pe
    dimensions ldb and ldc. */
 void DiagSpMMHost(const DiagFormat *fmt, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
 
-/* C = A B in the scheme of A and B (the same): the symbolic phase finds C's diagonals
-   from the two offset sets (HM: dA + dB where the diagonal exists in C's shape; CDM:
-   (kA + kB) mod n) and allocates C; the numeric phase (again after A's or B's values
-   change, same structure) fills it. */
-DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
-void       DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
+/* C = A B: diag_product_plan.h (any schemes, the plan by counting, the host numeric phase). */
 
 #if defined(__cplusplus)
 }
