@@ -1,7 +1,8 @@
 /* Sparse products of diag matrices that go through AIJ: a diag operand (seqdiag or
    mpidiag) is copied to AIJ and PETSc's AIJ product does the work; C is AIJ.
      - seqdiag x seqaij, seqaij x seqdiag (AB, AtB, ABt), PtAP and RARt with a seqdiag A
-       and a seqaij P (Galerkin coarse operators);
+       and a seqaij P (Galerkin coarse operators); the same with aijcusparse (the copy takes
+       the AIJ operand's type, so PETSc's aijcusparse product runs);
      - mpidiag x mpidiag, mpidiag x mpiaij, mpiaij x mpidiag, PtAP / RARt with an mpidiag A:
        the products of PETSc's MPIAIJ, which fetch the rows of B that each process needs.
    Why AIJ: the product of a banded or structured-sparse matrix with a general sparse one
@@ -21,6 +22,7 @@ typedef struct {
   PetscObjectState nzstate_a, nzstate_b;
   Mat              inner;            /* the AIJ product */
   PetscBool        union_pattern;    /* C's pattern is a superset of inner's (after a pattern change) */
+  MatType          type;             /* of the copies */
 } DiagAIJProduct;
 
 static PetscErrorCode DiagAIJProductDestroy(void *ptr)
@@ -42,12 +44,12 @@ static PetscErrorCode DiagIsDiag(Mat M, PetscBool *isdiag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* M as AIJ: a new copy of a diag matrix, else M itself (referenced) */
-static PetscErrorCode DiagAsAIJ(Mat M, Mat *aij, PetscBool *copied)
+/* M as AIJ of type 'type': a new copy of a diag matrix, else M itself (referenced) */
+static PetscErrorCode DiagAsAIJ(Mat M, MatType type, Mat *aij, PetscBool *copied)
 {
   PetscFunctionBegin;
   PetscCall(DiagIsDiag(M, copied));
-  if (*copied) PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, aij));
+  if (*copied) PetscCall(MatConvert(M, type, MAT_INITIAL_MATRIX, aij));
   else {
     PetscCall(PetscObjectReference((PetscObject)M));
     *aij = M;
@@ -64,8 +66,18 @@ static PetscErrorCode DiagAIJProductSetUp(Mat C, DiagAIJProduct *p)
   PetscCall(MatDestroy(&p->A));
   PetscCall(MatDestroy(&p->B));
   PetscCall(MatDestroy(&p->inner));
-  PetscCall(DiagAsAIJ(product->A, &p->A, &p->copy_a));
-  PetscCall(DiagAsAIJ(product->B, &p->B, &p->copy_b));
+  { /* the copies take the AIJ operand's type (seqaijcusparse with seqaijcusparse, ...), else AIJ */
+    PetscBool diag_a, diag_b;
+    MatType   type = MATAIJ;
+
+    PetscCall(DiagIsDiag(product->A, &diag_a));
+    PetscCall(DiagIsDiag(product->B, &diag_b));
+    if (!diag_a) PetscCall(MatGetType(product->A, &type));
+    else if (!diag_b) PetscCall(MatGetType(product->B, &type));
+    p->type = type;
+    PetscCall(DiagAsAIJ(product->A, type, &p->A, &p->copy_a));
+    PetscCall(DiagAsAIJ(product->B, type, &p->B, &p->copy_b));
+  }
   p->nzstate_a = product->A->nonzerostate;
   p->nzstate_b = product->B->nonzerostate;
   PetscCall(MatProductCreate(p->A, p->B, NULL, &p->inner));
@@ -165,13 +177,13 @@ static PetscErrorCode DiagAIJSamePattern(Mat X, Mat Y, PetscBool *same)
 }
 
 /* The AIJ copy of a diag operand with its current values; *changed when its pattern is not the copy's */
-static PetscErrorCode DiagAIJRefresh(Mat M, Mat copy, PetscBool *changed)
+static PetscErrorCode DiagAIJRefresh(Mat M, MatType type, Mat copy, PetscBool *changed)
 {
   Mat       fresh;
   PetscBool same;
 
   PetscFunctionBegin;
-  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &fresh));
+  PetscCall(MatConvert(M, type, MAT_INITIAL_MATRIX, &fresh));
   PetscCall(DiagAIJSamePattern(fresh, copy, &same));
   if (same) PetscCall(MatCopy(fresh, copy, SAME_NONZERO_PATTERN));
   *changed = (PetscBool)!same;
@@ -190,9 +202,9 @@ static PetscErrorCode MatProductNumeric_Diag_ThroughAIJ(Mat C)
     PetscBool changed_a = PETSC_FALSE, changed_b = PETSC_FALSE;
 
     /* a diag operand's pattern is compared with its copy's (a MatHeaderReplace keeps the nonzerostate); an AIJ one's by its nonzerostate */
-    if (p->copy_a) PetscCall(DiagAIJRefresh(product->A, p->A, &changed_a));
+    if (p->copy_a) PetscCall(DiagAIJRefresh(product->A, p->type, p->A, &changed_a));
     else changed_a = (PetscBool)(product->A->nonzerostate != p->nzstate_a);
-    if (p->copy_b) PetscCall(DiagAIJRefresh(product->B, p->B, &changed_b));
+    if (p->copy_b) PetscCall(DiagAIJRefresh(product->B, p->type, p->B, &changed_b));
     else changed_b = (PetscBool)(product->B->nonzerostate != p->nzstate_b);
     if (changed_a || changed_b) {
       PetscCall(PetscInfo(C, "MatProduct %s through AIJ: the pattern of %s changed since the symbolic phase: the AIJ product made again, C's pattern the union of the old and the new\n", MatProductTypes[product->type], changed_a ? (changed_b ? "A and B" : "A") : "B"));
@@ -241,7 +253,8 @@ PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat C)
 
 PetscErrorCode MatDiagComposeAIJProducts(Mat A, PetscBool set)
 {
-  const char *names[] = {"MatProductSetFromOptions_seqdiag_seqaij_C", "MatProductSetFromOptions_seqaij_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaij_C", "MatProductSetFromOptions_mpiaij_mpidiag_C"};
+  const char *names[] = {"MatProductSetFromOptions_seqdiag_seqaij_C", "MatProductSetFromOptions_seqaij_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaij_C", "MatProductSetFromOptions_mpiaij_mpidiag_C",
+                         "MatProductSetFromOptions_seqdiag_seqaijcusparse_C", "MatProductSetFromOptions_seqaijcusparse_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaijcusparse_C", "MatProductSetFromOptions_mpiaijcusparse_mpidiag_C"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, names[i], set ? MatProductSetFromOptions_Diag_ThroughAIJ : NULL));
