@@ -5,6 +5,7 @@
        the AIJ operand's type, so PETSc's aijcusparse product runs);
      - mpidiag x mpidiag, mpidiag x mpiaij, mpiaij x mpidiag, PtAP / RARt with an mpidiag A:
        the products of PETSc's MPIAIJ, which fetch the rows of B that each process needs.
+   C has the AIJ operand's type (seqaij, mpiaij, aijcusparse), or AIJ when both operands are diag.
    Why AIJ: the product of a banded or structured-sparse matrix with a general sparse one
    is general sparse (AIJ's own format); and on several processes MPIAIJ's products already
    gather the remote rows of B.  Two seqdiag matrices multiply in diag_product.c instead.
@@ -22,7 +23,7 @@ typedef struct {
   PetscObjectState nzstate_a, nzstate_b;
   Mat              inner;            /* the AIJ product */
   PetscBool        union_pattern;    /* C's pattern is a superset of inner's (after a pattern change) */
-  MatType          type;             /* of the copies */
+  char             type[64];         /* of the copies and of C */
 } DiagAIJProduct;
 
 static PetscErrorCode DiagAIJProductDestroy(void *ptr)
@@ -74,7 +75,7 @@ static PetscErrorCode DiagAIJProductSetUp(Mat C, DiagAIJProduct *p)
     PetscCall(DiagIsDiag(product->B, &diag_b));
     if (!diag_a) PetscCall(MatGetType(product->A, &type));
     else if (!diag_b) PetscCall(MatGetType(product->B, &type));
-    p->type = type;
+    PetscCall(PetscStrncpy(p->type, type, sizeof(p->type)));
     PetscCall(DiagAsAIJ(product->A, type, &p->A, &p->copy_a));
     PetscCall(DiagAsAIJ(product->B, type, &p->B, &p->copy_b));
   }
@@ -90,8 +91,8 @@ static PetscErrorCode DiagAIJProductSetUp(Mat C, DiagAIJProduct *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C (type AIJ, the layout of inner) with the entries of inner: exact preallocation from its rows */
-static PetscErrorCode DiagAIJFillFrom(Mat C, Mat inner, PetscBool first)
+/* C (the copies' AIJ type, the layout of inner) with the entries of inner: exact preallocation from its rows */
+static PetscErrorCode DiagAIJFillFrom(Mat C, Mat inner, MatType type, PetscBool first)
 {
   PetscInt rstart, rend, cstart, cend, *dnz = NULL, *onz = NULL;
 
@@ -100,7 +101,7 @@ static PetscErrorCode DiagAIJFillFrom(Mat C, Mat inner, PetscBool first)
   PetscCall(MatGetOwnershipRangeColumn(inner, &cstart, &cend));
   if (first) {
     PetscCall(MatSetSizes(C, inner->rmap->n, inner->cmap->n, inner->rmap->N, inner->cmap->N));
-    PetscCall(MatSetType(C, MATAIJ));
+    PetscCall(MatSetType(C, type));
     PetscCall(PetscCalloc2(rend - rstart + 1, &dnz, rend - rstart + 1, &onz));
     for (PetscInt i = rstart; i < rend; i++) {
       PetscInt        nz;
@@ -209,13 +210,13 @@ static PetscErrorCode MatProductNumeric_Diag_ThroughAIJ(Mat C)
     if (changed_a || changed_b) {
       PetscCall(PetscInfo(C, "MatProduct %s through AIJ: the pattern of %s changed since the symbolic phase: the AIJ product made again, C's pattern the union of the old and the new\n", MatProductTypes[product->type], changed_a ? (changed_b ? "A and B" : "A") : "B"));
       PetscCall(DiagAIJProductSetUp(C, p));
-      PetscCall(DiagAIJFillFrom(C, p->inner, PETSC_FALSE));
+      PetscCall(DiagAIJFillFrom(C, p->inner, p->type, PETSC_FALSE));
       p->union_pattern = PETSC_TRUE;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
   PetscCall(MatProductNumeric(p->inner));
-  if (p->union_pattern) PetscCall(DiagAIJFillFrom(C, p->inner, PETSC_FALSE));
+  if (p->union_pattern) PetscCall(DiagAIJFillFrom(C, p->inner, p->type, PETSC_FALSE));
   else PetscCall(MatCopy(p->inner, C, SAME_NONZERO_PATTERN));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -231,7 +232,7 @@ static PetscErrorCode MatProductSymbolic_Diag_ThroughAIJ(Mat C)
   PetscCall(PetscNew(&p));
   PetscCall(DiagAIJProductSetUp(C, p));
   PetscCall(PetscInfo(C, "MatProduct %s of %s and %s: through AIJ (%s and %s), C is AIJ\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, ((PetscObject)p->A)->type_name, ((PetscObject)p->B)->type_name));
-  PetscCall(DiagAIJFillFrom(C, p->inner, PETSC_TRUE));
+  PetscCall(DiagAIJFillFrom(C, p->inner, p->type, PETSC_TRUE));
   /* after MatSetType: C's ops are AIJ's now, its product stays */
   product->data          = p;
   product->destroy       = DiagAIJProductDestroy;
