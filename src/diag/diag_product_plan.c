@@ -208,10 +208,10 @@ static void DiagProductRows(const DiagProductPlan *p, const PetscInt *seg, Petsc
     const PetscInt   cs  = hm && C->offset[c] < 0 ? -C->offset[c] : 0; /* row of slot 0 */
     const PetscInt64 len = C->start[c + 1] - C->start[c];
     const PetscInt64 zlo = PetscMax(r0, cs), zhi = PetscMin((PetscInt64)r1, cs + len);
-    PetscScalar     *cv  = C->val + C->start[c] - cs; /* indexed by row */
+    PetscScalar     *cv  = C->val + C->start[c]; /* slot of row i: i - cs */
 
     if (zhi <= zlo) continue;
-    memset(cv + zlo, 0, sizeof(PetscScalar) * (size_t)(zhi - zlo));
+    memset(cv + (zlo - cs), 0, sizeof(PetscScalar) * (size_t)(zhi - zlo));
     for (PetscInt64 q = p->pair_start[c]; q < p->pair_start[c + 1]; q++) {
       const PetscInt a = p->pair_a[q], b = p->pair_b[q], da = p->ea_d[a];
       PetscInt       i0, i1, shift;
@@ -220,7 +220,7 @@ static void DiagProductRows(const DiagProductPlan *p, const PetscInt *seg, Petsc
       else DiagPairSegment(p->nrows, p->inner, p->ncols, hm, da, p->eb_d[b], &i0, &i1, &shift);
       i0 = PetscMax(i0, r0), i1 = PetscMin(i1, r1);
       /* row i: c slot i - cs, A's value ea_base + i, B's (row i + da) eb_base + i + da */
-      if (i1 > i0) DiagMultiplyAdd(i1 - i0, cv + i0, A->val + p->ea_base[a] + i0, B->val + p->eb_base[b] + da + i0);
+      if (i1 > i0) DiagMultiplyAdd(i1 - i0, cv + (i0 - cs), A->val + (p->ea_base[a] + i0), B->val + (p->eb_base[b] + da + i0));
     }
   }
 }
