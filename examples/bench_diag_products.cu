@@ -22,6 +22,10 @@ time = max(bytes / read bandwidth measured, flops / 67 Tflop/s), and each time's
 #include "cuda/diag/diag_cuda.h"
 #include "diag_tables.h"
 
+#if defined(PETSC_USE_64BIT_INDICES)
+  #error "bench_diag_products hands PetscInt CSR arrays to cuSPARSE as 32-bit indices"
+#endif
+
 #define H200_FP64_FLOPS 67e12 /* FP64 tensor-core peak; the FMA pipes give 34 Tflop/s */
 
 /* The host CSR of a row's A or B and the matrices made from it */
