@@ -376,23 +376,27 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n== C = A A, %s: n %" PetscInt_FMT ", %" PetscInt_FMT " diagonals, %" PetscInt_FMT " nonzeros\n", spec, n, noff, nnz));
   PetscCall(BenchPrintHeader("C = A A", "C diags"));
   for (int scheme = 0; scheme < 2; scheme++) {
-    DiagProductRun r;
-    PetscLogDouble t0, t1;
+    DiagProductRun  r;
+    DiagProductPlan plan;
+    double         *hostc;
+    PetscLogDouble  t0, t1;
     char           kernel[32], info[32];
     PetscBool      check = (PetscBool)(n <= 20000);
 
     PetscCheck(DiagFromCSR((DiagScheme)scheme, n, n, ai, aj, aa, 0, NULL, &A) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "DiagFromCSR failed");
     PetscCall(PetscTime(&t0));
-    PetscCheck(DiagProductSymbolic(&A, &A, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "DiagProductSymbolic failed");
+    PetscCheck(DiagProductPlanCreate(&A, &A, &plan, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "DiagProductPlanCreate failed");
     PetscCall(DiagDeviceCreate(&A, &r.A));
-    PetscCall(DiagDeviceCreate(&C, &r.C));
-    PetscCall(DiagDeviceProductCreate(&A, &A, &C, &r.prod));
+    PetscCall(DiagDeviceCreate(&C, &r.C)); /* no values: the numeric phase writes them */
+    PetscCall(DiagDeviceProductCreate(&plan, &A, &A, &C, &r.prod));
+    PetscCall(PetscCalloc1(C.start[C.ndiag] + 1, &hostc));
+    C.val = hostc;
     PetscCall(PetscTime(&t1));
     sym_s = t1 - t0;
     PetscCall(BenchTime(timer, RunDiagProduct, &r, 5, reps, &ms, &msmin));
     PetscCall(PetscSNPrintf(kernel, sizeof(kernel), "diag_%s_product", scheme ? "cdm" : "hm"));
     if (check) { /* against the host product (C.val keeps it for the kernels below) */
-      DiagProductNumericHost(&A, &A, &C);
+      DiagProductPlanNumericHost(&plan, &A, &A, &C);
       PetscCall(CheckDiagProduct(r.C, &C, spec, kernel));
     }
     PetscCall(PetscSNPrintf(info, sizeof(info), "%" PetscInt_FMT, C.ndiag));
@@ -438,6 +442,9 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
     PetscCall(DiagDeviceProductDestroy(&r.prod));
     PetscCall(DiagDeviceDestroy(&r.A));
     PetscCall(DiagDeviceDestroy(&r.C));
+    C.val = NULL;
+    PetscCall(PetscFree(hostc));
+    DiagProductPlanFree(&plan);
     DiagFormatFree(&A);
     DiagFormatFree(&C);
   }

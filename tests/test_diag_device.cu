@@ -4,7 +4,8 @@
    outputs poisoned with NaN first, on 0x0, 1x1, rectangular HM, banded (bandwidth 1 to
    50), structured sparse with more diagonals than a shared-memory tile (600), and
    n = 1e5; also after new values.  The product C = A B on banded, structured-sparse and
-   rectangular (HM) matrices, again after A's values change, by our kernel, the paper's
+   rectangular (HM) matrices, in one scheme and mixed (HM x CDM, CDM x HM), against the host
+   twin of the plan, again after A's values change, by our kernels (pairs, banded), the paper's
    Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled; banded of widths 1 to 41,
    structured sparse with 5 and 40 random offsets, n = 1, 7, 100, 1000), C poisoned with
    NaN first.  The SpMM C = A B (+ C) against k SpMVs of the host for k = 0, 1, 3, 8, 9,
@@ -130,30 +131,36 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
   return sqrt(err) <= tol * sqrt(nrm) + 1e-300 || n == 0;
 }
 
-/* C = A B on the device against DiagProductNumericHost: A (m x k) with entries on offsets offa,
-   B (k x n) on offsets offb, each entry kept with probability keep; our kernel, the paper's
-   Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled), each on a C poisoned with NaN, then
-   again after A's values change.  One line per kernel and pass. */
-static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
+/* C = A B on the device against the host twin (DiagProductPlanNumericHost, itself checked
+   against MATAIJ by test_diag_products): A (m x k, scheme sa) with entries on offsets offa, B
+   (k x n, scheme sb) on offsets offb, each entry kept with probability keep; our kernel (the
+   banded one where it applies), the pairs kernel, the paper's Algorithm 2 (all HM, atomic)
+   and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN, then again after A's
+   values change.  C's device copy is made without values, as the product type makes it.
+   One line per kernel and pass. */
+static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged"};
   PetscInt                *ai, *aj, *bi, *bj;
   double                  *aa, *ba, *dval;
   DiagFormat               A, B, C;
+  DiagProductPlan          plan;
   DiagDevice               dA, dB, dC;
   DiagDeviceProduct        prod;
-  const char              *sname = scheme == DIAG_SCHEME_HM ? "HM" : "CDM";
+  char                     sname[16];
 
   PetscFunctionBeginUser;
+  snprintf(sname, sizeof(sname), "%s%s%s", sa == DIAG_SCHEME_HM ? "HM" : "CDM", sa == sb ? "" : "x", sa == sb ? "" : (sb == DIAG_SCHEME_HM ? "HM" : "CDM"));
   RandomCSR(m, k, noffa, offa, keep, &ai, &aj, &aa);
   RandomCSR(k, n, noffb, offb, keep, &bi, &bj, &ba);
-  PetscCheck(DiagFromCSR(scheme, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(scheme, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: build", what);
-  PetscCheck(DiagProductSymbolic(&A, &B, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: symbolic", what);
+  PetscCheck(DiagFromCSR(sa, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(sb, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: build", what);
+  PetscCheck(DiagProductPlanCreate(&A, &B, &plan, &C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the plan", what);
   PetscCall(DiagDeviceCreate(&A, &dA));
   PetscCall(DiagDeviceCreate(&B, &dB));
-  PetscCall(DiagDeviceCreate(&C, &dC));
-  PetscCall(DiagDeviceProductCreate(&A, &B, &C, &prod));
-  dval = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
+  PetscCall(DiagDeviceCreate(&C, &dC)); /* C.val NULL: no values uploaded */
+  PetscCall(DiagDeviceProductCreate(&plan, &A, &B, &C, &prod));
+  C.val = (double *)calloc((size_t)C.start[C.ndiag] + 1, sizeof(double));
+  dval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   for (int pass = 0; pass < 2; pass++) {
     double          *hval = C.val, rel;
     const PetscInt64 nv   = C.start[C.ndiag];
@@ -162,32 +169,48 @@ static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, Pe
       for (PetscInt64 q = 0; q < A.start[A.ndiag]; q++) A.val[q] = Uniform();
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
-    DiagProductNumericHost(&A, &B, &C);
-    for (int variant = 0; variant < 4; variant++) {
-      const double tol = variant == 2 ? 1e-12 : 1e-13;
+    DiagProductPlanNumericHost(&plan, &A, &B, &C);
+    for (int variant = 0; variant < 5; variant++) {
+      const double tol = 1e-12;
       int          ok;
 
-      if ((variant == 1 && scheme != DIAG_SCHEME_HM) || (variant >= 2 && scheme != DIAG_SCHEME_CDM)) continue;
+      if (variant == 1 && !(sa == DIAG_SCHEME_HM && sb == DIAG_SCHEME_HM)) continue;
+      if (variant == 2 && !(sa == DIAG_SCHEME_CDM && sb == DIAG_SCHEME_CDM)) continue;
+      if (variant == 4) { /* only where A's diagonals fit the staged kernel's shared memory */
+        int T;
+
+        PetscCall(DiagDeviceProductStagedRows(prod, &T));
+        if (!T) continue;
+      }
       for (PetscInt64 q = 0; q < nv; q++) dval[q] = NAN; /* an entry the kernel does not write fails */
       C.val = dval;
       PetscCall(DiagDeviceCopyValues(dC, &C));
       if (variant == 0) PetscCall(DiagDeviceProductNumeric(prod, dA, dB, dC));
       else if (variant == 1) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
       else if (variant == 2) PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
+      else if (variant == 3) PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
       if (!ok) (*failures)++;
-      printf("%s %s %s: C = A B (%d, %d and %d diagonals), %s, pass %d: relative error %.2e\n", ok ? "ok    " : "FAILED", sname, what, (int)A.ndiag, (int)B.ndiag, (int)C.ndiag, variant_name[variant], pass, rel);
+      printf("%s %s %s: C = A B (%d, %d and %d diagonals, %lld pairs), %s, pass %d: relative error %.2e\n", ok ? "ok    " : "FAILED", sname, what, (int)A.ndiag, (int)B.ndiag, (int)C.ndiag, (long long)plan.npairs, variant_name[variant], pass, rel);
     }
   }
   PetscCall(DiagDeviceProductDestroy(&prod));
   PetscCall(DiagDeviceDestroy(&dA));
   PetscCall(DiagDeviceDestroy(&dB));
   PetscCall(DiagDeviceDestroy(&dC));
+  DiagProductPlanFree(&plan);
   DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
   free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CheckProductMixed(scheme, scheme, m, k, n, noffa, offa, noffb, offb, keep, what, failures));
   PetscFunctionReturn(0);
 }
 
@@ -339,6 +362,28 @@ int main(int argc, char **argv)
     PetscCall(CheckProduct((DiagScheme)scheme, 1000, 1000, 1000, noff, off, noff, off, 0.9, "structured, 40 offsets", &failures));
   }
   PetscCall(CheckTiledProducts(&failures));
+  { /* mixed schemes (the pairs kernel across HM and CDM), and a diagonal of C with more pairs than
+       one staging of the pairs kernel (256): a band of 301 diagonals, its main diagonal 301 pairs */
+    for (PetscInt w = 1; w <= 50; w *= 7) {
+      noff = 0;
+      for (PetscInt d = -w; d <= w + 1; d++) off[noff++] = d;
+      PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 3000, 3000, 3000, noff, off, noff, off, 0.9, "banded, mixed", &failures));
+      PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 3000, 3000, 3000, noff, off, noff, off, 0.9, "banded, mixed", &failures));
+    }
+    noff = 0;
+    for (PetscInt t = 0; t < 60; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 2999) - 1499;
+    PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1500, 1500, 1500, noff, off, noff, off, 0.9, "structured, 60 offsets, mixed", &failures));
+    PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1500, 1500, 700, noff, off, noff, off, 0.9, "structured CDM times rectangular HM", &failures));
+    noff = 0;
+    for (PetscInt d = -150; d <= 150; d++) off[noff++] = d;
+    for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 2500, 2500, 2500, noff, off, noff, off, 1.0, "banded w 150 (301 pairs on C's main diagonal)", &failures));
+    noff = 0; /* like the paper's Table 2: 150 diagonals over [-n/4, n/4], C nearly full */
+    for (PetscInt t = 0; t < 150; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 2000) - 1000;
+    for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 4000, 4000, 4000, noff, off, noff, off, 1.0, "structured, 150 offsets over [-n/4, n/4]", &failures));
+    off[0] = 0;
+    PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 0, 0, 0, 1, off, 1, off, 1.0, "empty, mixed", &failures));
+    PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1, 1, 1, 1, off, 1, off, 1.0, "one entry, mixed", &failures));
+  }
   { /* CDM bands large enough for the banded kernel (ours): tiles of 128 rows (5 and 21 diagonals),
        of 32 rows in the largest shared memory (101 diagonals), a lopsided band with holes */
     const PetscInt lo[] = {-2, -10, -50, -1}, hi[] = {2, 10, 50, 7};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <math.h>
 #include "diag/diag_format.h"
+#include "diag/diag_product_plan.h"
 
 static int failures = 0;
 
@@ -149,17 +150,21 @@ static void CheckProducts(DiagScheme scheme, PetscInt m, PetscInt n, const doubl
   free(ai), free(aj), free(aa), free(x), free(y0), free(y), free(ref);
 }
 
-/* C = A B in diagonal form against the dense product */
-static void CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, const double *a, const double *b, const char *what)
+/* C = A B in diagonal form (the plan and its host numeric phase, diag_product_plan.c; A in scheme
+   sa, B in sb) against the dense product, twice: the second time after new values of A */
+static void CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, const double *a, const double *b, const char *what)
 {
-  PetscInt  *ai, *aj, *bi, *bj;
-  double    *aa, *ba, *c = calloc((size_t)(m * n + 1), sizeof(double)), *cd = calloc((size_t)(m * n + 1), sizeof(double));
-  DiagFormat A, B, C;
+  PetscInt       *ai, *aj, *bi, *bj;
+  double         *aa, *ba, *c = calloc((size_t)(m * n + 1), sizeof(double)), *cd = calloc((size_t)(m * n + 1), sizeof(double));
+  DiagFormat      A, B, C;
+  DiagProductPlan plan;
 
   DenseToCSR(m, k, a, &ai, &aj, &aa);
   DenseToCSR(k, n, b, &bi, &bj, &ba);
-  CHECK(DiagFromCSR(scheme, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(scheme, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, "%s: build", what);
-  CHECK(DiagProductSymbolic(&A, &B, &C) == DIAG_OK, "%s: symbolic", what);
+  CHECK(DiagFromCSR(sa, m, k, ai, aj, aa, 0, NULL, &A) == DIAG_OK && DiagFromCSR(sb, k, n, bi, bj, ba, 0, NULL, &B) == DIAG_OK, "%s: build", what);
+  CHECK(DiagProductPlanCreate(&A, &B, &plan, &C) == DIAG_OK, "%s: the plan", what);
+  CHECK(C.scheme == (sa == DIAG_SCHEME_CDM && sb == DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM) && !C.val, "%s: C's scheme, and no values yet", what);
+  C.val = calloc((size_t)C.start[C.ndiag] + 1, sizeof(double));
   for (int pass = 0; pass < 2; pass++) { /* numeric twice: the second after new values of A */
     double err = 0, nrm = 0;
 
@@ -167,7 +172,8 @@ static void CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, 
       for (PetscInt64 q = 0; q < A.start[A.ndiag]; q++) A.val[q] *= -0.5;
       for (PetscInt q = 0; q < m * k; q++) ((double *)a)[q] *= -0.5;
     }
-    DiagProductNumericHost(&A, &B, &C);
+    for (PetscInt64 q = 0; q < C.start[C.ndiag]; q++) C.val[q] = NAN; /* every stored value must be written */
+    DiagProductPlanNumericHost(&plan, &A, &B, &C);
     for (PetscInt i = 0; i < m; i++)
       for (PetscInt j = 0; j < n; j++) {
         double s = 0;
@@ -176,18 +182,46 @@ static void CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, 
         c[i * n + j] = s;
       }
     memset(cd, 0, sizeof(double) * (m * n + 1));
-    for (PetscInt t = 0; t < C.ndiag; t++) /* C back to dense, by the scheme's definition */
+    for (PetscInt t = 0; t < C.ndiag; t++) /* C back to dense, by the scheme's definition (CDM padding must be 0) */
       for (PetscInt64 p = 0; p < C.start[t + 1] - C.start[t]; p++) {
-        const PetscInt i = scheme == DIAG_SCHEME_HM ? DiagHMFirstRow(C.offset[t]) + (PetscInt)p : (PetscInt)p;
-        const PetscInt j = scheme == DIAG_SCHEME_HM ? i + C.offset[t] : (PetscInt)((i + C.offset[t]) % n);
+        const PetscInt i = C.scheme == DIAG_SCHEME_HM ? DiagHMFirstRow(C.offset[t]) + (PetscInt)p : (PetscInt)p;
+        const PetscInt j = C.scheme == DIAG_SCHEME_HM ? i + C.offset[t] : (PetscInt)((i + C.offset[t]) % n);
 
         cd[i * n + j] += C.val[C.start[t] + p];
       }
     for (PetscInt q = 0; q < m * n; q++) err += (cd[q] - c[q]) * (cd[q] - c[q]), nrm += c[q] * c[q];
     CHECK(sqrt(err) <= 1e-13 * (sqrt(nrm) + 1e-300), "%s: C = A B relative error %g (pass %d)", what, nrm > 0 ? sqrt(err / nrm) : sqrt(err), pass);
   }
+  /* flops: 2 x the multiply-adds, counted against the pairs' rows one by one */
+  {
+    PetscInt64 fl = 0;
+
+    for (PetscInt a_ = 0; a_ < plan.nea; a_++)
+      for (PetscInt b_ = 0; b_ < plan.neb; b_++) {
+        PetscInt i0, i1, cs;
+
+        DiagPairSegment(m, k, n, C.scheme == DIAG_SCHEME_HM, plan.ea_d[a_], plan.eb_d[b_], &i0, &i1, &cs);
+        fl += 2 * (i1 - i0);
+      }
+    CHECK(fl == plan.flops, "%s: flops %lld, counted %lld", what, (long long)plan.flops, (long long)fl);
+  }
+  DiagProductPlanFree(&plan);
   DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
   free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(c), free(cd);
+}
+
+static void CheckProduct(DiagScheme scheme, PetscInt m, PetscInt k, PetscInt n, const double *a, const double *b, const char *what)
+{
+  CheckProductMixed(scheme, scheme, m, k, n, a, b, what);
+  if (m == k && k == n) { /* the same product across the schemes: A in the other one, then B */
+    char mixed[300];
+    const DiagScheme other = scheme == DIAG_SCHEME_HM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM;
+
+    snprintf(mixed, sizeof(mixed), "%s, A %s", what, other == DIAG_SCHEME_HM ? "HM" : "CDM");
+    CheckProductMixed(other, scheme, m, k, n, a, b, mixed);
+    snprintf(mixed, sizeof(mixed), "%s, B %s", what, other == DIAG_SCHEME_HM ? "HM" : "CDM");
+    CheckProductMixed(scheme, other, m, k, n, a, b, mixed);
+  }
 }
 
 static void RandomChecks(void)
@@ -294,7 +328,11 @@ static void RefusalChecks(void)
 
     CHECK(DiagFromCSR(DIAG_SCHEME_HM, 3, 2, zi, NULL, NULL, 0, NULL, &A) == DIAG_OK && A.ndiag == 0, "an empty 3x2 matrix has no diagonal");
     CHECK(DiagFromCSR(DIAG_SCHEME_HM, 3, 3, zi, NULL, NULL, 0, NULL, &B) == DIAG_OK, "empty 3x3");
-    CHECK(DiagProductSymbolic(&A, &B, &C) == DIAG_ERR_INCOMPATIBLE, "a 3x2 times a 3x3 must be refused");
+    {
+      DiagProductPlan plan;
+
+      CHECK(DiagProductPlanCreate(&A, &B, &plan, &C) == DIAG_ERR_INCOMPATIBLE, "a 3x2 times a 3x3 must be refused");
+    }
     CHECK(DiagFromCSR(DIAG_SCHEME_HM, 0, 0, zi, NULL, NULL, 0, NULL, &C) == DIAG_OK && C.ndiag == 0, "0x0");
     DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
   }

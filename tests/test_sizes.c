@@ -11,6 +11,7 @@ so that an accidental huge allocation fails at once instead of swapping.\n\
 #include "testmat.h"
 #include "pcsr/pcsr_format.h"
 #include "diag/diag_format.h"
+#include "diag/diag_product_plan.h"
 #include "cihybrid/cihybrid_format.h"
 
 #define INT32_LIMIT ((PetscInt64)2147483647)
@@ -86,6 +87,7 @@ static PetscErrorCode DiagSizes(void)
   const PetscInt   ai[2] = {0, 0}, aj[1] = {0};                           /* never read: the sizes are refused first */
   PetscInt64       start[3][1], hm, cdm, stored;
   DiagFormat       A, B, C, out;
+  DiagProductPlan  plan;
   DiagScheme       scheme;
   PetscErrorCode   ierr;
   const DiagScheme schemes[] = {DIAG_SCHEME_HM, DIAG_SCHEME_CDM};
@@ -113,7 +115,7 @@ static PetscErrorCode DiagSizes(void)
     /* a product whose operands fit but whose C does not: (big x 10) (10 x big) */
     EmptyFormat(schemes[k], big, 10, &A, start[0]);
     EmptyFormat(schemes[k], 10, big, &B, start[1]);
-    PetscCheck(DiagProductSymbolic(&A, &B, &C) == DIAG_ERR_TOO_LARGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: product C of %" PetscInt_FMT " x %" PetscInt_FMT " should be too large", big, big);
+    PetscCheck(DiagProductPlanCreate(&A, &B, &plan, &C) == DIAG_ERR_TOO_LARGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: product C of %" PetscInt_FMT " x %" PetscInt_FMT " should be too large", big, big);
   }
   PetscCheck(DiagChooseScheme(big, big, ai, aj, &scheme, &hm, &cdm) == DIAG_ERR_TOO_LARGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: choosing the scheme of %" PetscInt_FMT " x %" PetscInt_FMT " should be too large", big, big);
   PetscCheck(strstr(DiagStatusString(DIAG_ERR_TOO_LARGE), "more MPI processes"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the status string should say what to do: %s", DiagStatusString(DIAG_ERR_TOO_LARGE));

@@ -31,6 +31,7 @@ cihybrid_product_dense_cuda|||tests/test_cihybrid_product -dense_cuda -mat_gpuma
 cihybrid_oom||--report-api-errors no|tests/test_cihybrid_oom
 pcsr_ops|||tests/test_pcsr_ops
 diag_ops|||tests/test_diag_ops -large 20000 -binary_file $LOGS/diag_ops.bin
+diag_products|||tests/test_diag_products
 cihybrid_device_rows|||tests/test_cihybrid_device_rows
 fci_device|||examples/fci/test_fci_device $ROOT/.device/fcidump
 RUNS

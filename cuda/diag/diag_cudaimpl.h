@@ -14,15 +14,33 @@ struct _n_DiagDevice {
 
 /* C = A B on the device (DiagDeviceProductCreate): device arrays */
 struct _n_DiagDeviceProduct {
-  DiagScheme scheme;
+  DiagScheme scheme;            /* A's, B's and C's when they share one (the paper's and the banded kernels), else C's */
+  PetscBool  one_scheme;        /* A, B and C of one scheme */
   int        nrows, ncols, inner, ndiag_c, max_len;
   int        ndiag_a, ndiag_b;  /* of the A and B it was made for (checked by the tiled product) */
+  long long  npairs, flops;
+  /* the plan (DiagProductPlan): pairs of entry diagonals grouped by C's diagonal */
   int       *pair_start;        /* ndiag_c + 1 */
-  int       *pair_a, *pair_b;   /* indices of A's and B's diagonals */
-  int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
-  int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1
-                                   (the tiled product, the paper's Algorithm 1) */
+  int       *pair_a, *pair_b;   /* entry diagonals of A and B */
+  int       *ea_d, *eb_d;       /* their offsets j - i */
+  long long *ea_base, *eb_base; /* value index of row i: base + i */
+  int        nea, neb;
+  /* the staged kernel: per pair its rows [rec_lo, rec_hi) and B's value index of row i, rec_b + i
+     (made on the device at its first use) */
+  int       *rec_lo, *rec_hi;
+  long long *rec_b;
+  /* the banded CDM kernel: pairs of stored diagonals (k_a + k_b) mod n = k_c, each pair once */
+  int       *band_pair_start, *band_pair_a, *band_pair_b;
   int       *a_signed;          /* CDM, A banded: ndiag_a, each compact diagonal as the offset d = k or
                                    k - n of the one part it holds; NULL when A is not banded */
   int        band_p, band_q;    /* A's offsets lie in [-band_p, band_q] */
+  /* the paper's kernels, made on the device at their first use */
+  int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
+  int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
+
+/* the staged kernel's per-pair records (made at its first use) */
+PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);
+
+/* index[offset[t] + shift] = t for t < ndiag, -1 elsewhere (range entries), on the device */
+PetscErrorCode DiagDeviceIndexOffsets(int ndiag, const int *offset, int shift, int range, int **index);

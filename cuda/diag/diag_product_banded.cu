@@ -93,7 +93,7 @@ static PetscErrorCode DiagLaunchBanded(DiagDeviceProduct p, DiagDevice A, DiagDe
 
   PetscFunctionBegin;
   if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductBandedKernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-  DiagProductBandedKernel<T, NT><<<(unsigned)((p->nrows + T - 1) / T), NT, bytes, stream>>>(p->nrows, p->ndiag_a, p->ndiag_b, p->ndiag_c, p->band_p, T + p->band_p + p->band_q, p->a_signed, A->start, A->val, B->start, B->val, p->pair_start, p->pair_a, p->pair_b, C->start, C->val);
+  DiagProductBandedKernel<T, NT><<<(unsigned)((p->nrows + T - 1) / T), NT, bytes, stream>>>(p->nrows, p->ndiag_a, p->ndiag_b, p->ndiag_c, p->band_p, T + p->band_p + p->band_q, p->a_signed, A->start, A->val, B->start, B->val, p->band_pair_start, p->band_pair_a, p->band_pair_b, C->start, C->val);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -103,7 +103,7 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct p, int T, DiagDe
   void *s;
 
   PetscFunctionBegin;
-  PetscCheck(p->a_signed && p->scheme == DIAG_SCHEME_CDM, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The banded DIAG product is for CDM matrices whose compact diagonals are each a super- or a subdiagonal");
+  PetscCheck(p->a_signed && p->one_scheme && p->scheme == DIAG_SCHEME_CDM, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The banded DIAG product is for CDM matrices whose compact diagonals are each a super- or a subdiagonal");
   if (!p->nrows || !p->ndiag_c) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
   switch (T) {

@@ -14,7 +14,7 @@
      - for each of its T diagonals of C and the T diagonals of A, where B's partner
        diagonal starts (or -1 where B has none), one look-up per thread in a device
        table of n ints (B's stored index of each compact offset, or -1; built once by
-       DiagDeviceProductCreate and kept in the product object);
+       made on the device at the first tiled product and kept in the product object);
    then each thread runs over the T diagonals of the tile, reading A from shared memory
    and B from global memory at row (i + k_a) mod n: consecutive threads read
    consecutive entries of B's diagonal.  Each entry of C is accumulated in a register
@@ -96,7 +96,7 @@ PetscErrorCode DiagDeviceProductNumericTiled(DiagDeviceProduct p, DiagDevice A, 
   PetscCheck(A->ndiag == p->ndiag_a && B->ndiag == p->ndiag_b && C->ndiag == p->ndiag_c, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The tiled DIAG product was set up for %d, %d and %d diagonals in A, B and C; got %d, %d and %d (create the product again)", p->ndiag_a, p->ndiag_b, p->ndiag_c, A->ndiag,
              B->ndiag, C->ndiag);
   if (!p->nrows || !p->ndiag_c) PetscFunctionReturn(0);
-  PetscCheck(p->b_index, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The tiled DIAG product of %d x %d CDM matrices has no index of B's diagonals", p->nrows, p->nrows);
+  if (!p->b_index) PetscCall(DiagDeviceIndexOffsets(B->ndiag, B->offset, 0, B->ncols, &p->b_index)); /* at its first use: n ints */
   nblocks_x = ((long long)p->nrows + DIAG_TILED_T - 1) / DIAG_TILED_T;
   nblocks_c = ((long long)p->ndiag_c + DIAG_TILED_T - 1) / DIAG_TILED_T;
   grid      = dim3((unsigned)nblocks_x, (unsigned)PetscMin(nblocks_c, (long long)DIAG_TILED_GRID_Y));

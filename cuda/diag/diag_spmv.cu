@@ -100,7 +100,7 @@ static PetscErrorCode DiagDeviceUpload(DiagDevice d, const DiagFormat *fmt)
   PetscCall(PetscFree(off));
   PetscCall(ierr);
   PetscCall(GpuMatsCUDACopyToDevice(d->start, fmt->start, ((size_t)d->ndiag + 1) * sizeof(long long)));
-  PetscCall(GpuMatsCUDACopyToDevice(d->val, fmt->val, (size_t)d->nval * sizeof(double)));
+  if (fmt->val) PetscCall(GpuMatsCUDACopyToDevice(d->val, fmt->val, (size_t)d->nval * sizeof(double))); /* NULL: a product's C, filled by its numeric phase */
   PetscFunctionReturn(0);
 }
 

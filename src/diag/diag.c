@@ -28,10 +28,15 @@ PetscErrorCode DiagCheckDeviceSize(const DiagFormat *f)
 
 PetscErrorCode MatDiagSyncHost_SeqDiag(Mat A)
 {
-  PetscFunctionBegin;
-#if GPUMATS_HAVE_CUDA
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
+  PetscFunctionBegin;
+  if (d->has_format && !d->fmt.val) { /* a product's C: its values were made on the device, or not yet */
+    PetscCall(PetscInfo(A, "DIAG: the host copy of the values allocated (%" PetscInt64_FMT " values)\n", d->fmt.start[d->fmt.ndiag]));
+    d->fmt.val = (PetscScalar *)calloc((size_t)PetscMax(d->fmt.start[d->fmt.ndiag], 1), sizeof(PetscScalar));
+    PetscCheck(d->fmt.val, PETSC_COMM_SELF, PETSC_ERR_MEM, "diag: out of host memory for the %" PetscInt64_FMT " values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix (%.1f MB)", d->fmt.start[d->fmt.ndiag], A->rmap->n, A->cmap->n, (double)d->fmt.start[d->fmt.ndiag] * sizeof(PetscScalar) / 1048576.0);
+  }
+#if GPUMATS_HAVE_CUDA
   if (d->values_at == DIAG_VALUES_DEVICE) {
     PetscCall(DiagDeviceGetValues(d->dev, &d->fmt));
     d->values_at = DIAG_VALUES_BOTH;
@@ -47,6 +52,7 @@ PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat A)
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
   if (d->dev && d->values_at != DIAG_VALUES_HOST) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!d->fmt.val) PetscCall(MatDiagSyncHost_SeqDiag(A)); /* a product's C never computed: zeros */
   PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
   if (!d->dev) {
     PetscCall(DiagCheckDeviceSize(&d->fmt));
@@ -511,6 +517,7 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   PetscCall(GpuMatsUninstallMultiplies(A, MATSEQDIAG));
   PetscCall(MatDiagComposeAssembly_SeqDiag(A, PETSC_FALSE));
   PetscCall(MatDiagComposeSettings(A, PETSC_FALSE));
+  PetscCall(MatDiagComposeAIJProducts(A, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", NULL)); /* composed by MatDiagInstallOps_SeqDiag */
@@ -581,6 +588,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   A->ops->destroy        = MatDestroy_SeqDiag;
   PetscCall(MatDiagInstallOps_SeqDiag(A));
   PetscCall(MatDiagComposeSettings(A, PETSC_TRUE));
+  PetscCall(MatDiagComposeAIJProducts(A, PETSC_TRUE));
   /* found by MatConvert() on the new matrix it makes: type name of the source, then the target as given */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", MatConvert_SeqAIJ_SeqDiag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", MatConvert_SeqAIJ_SeqDiag));

@@ -311,6 +311,33 @@ DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst)
   return DIAG_OK;
 }
 
+DiagStatus DiagFormatCopyStructure(const DiagFormat *src, DiagFormat *dst)
+{
+  const size_t nd = (size_t)PetscMax(src->ndiag, 1);
+
+  *dst        = *src;
+  dst->val    = NULL;
+  dst->offset = (PetscInt *)malloc(sizeof(PetscInt) * nd);
+  dst->start  = (PetscInt64 *)malloc(sizeof(PetscInt64) * (nd + 1));
+  dst->part   = src->part ? (unsigned char *)malloc(nd) : NULL;
+  if (!dst->offset || !dst->start || (src->part && !dst->part)) {
+    DiagFormatFree(dst);
+    return DIAG_ERR_MEMORY;
+  }
+  memcpy(dst->offset, src->offset, sizeof(PetscInt) * (size_t)src->ndiag);
+  memcpy(dst->start, src->start, sizeof(PetscInt64) * (size_t)(src->ndiag + 1));
+  if (src->part) memcpy(dst->part, src->part, (size_t)src->ndiag);
+  return DIAG_OK;
+}
+
+PetscBool DiagFormatSameStructure(const DiagFormat *a, const DiagFormat *b)
+{
+  if (a->scheme != b->scheme || a->nrows != b->nrows || a->ncols != b->ncols || a->ndiag != b->ndiag) return PETSC_FALSE;
+  if (memcmp(a->offset, b->offset, sizeof(PetscInt) * (size_t)a->ndiag)) return PETSC_FALSE;
+  if (a->scheme == DIAG_SCHEME_CDM && memcmp(a->part, b->part, (size_t)a->ndiag)) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 DiagStatus DiagFormatTranspose(const DiagFormat *A, DiagFormat *At)
 {
   const PetscInt n = A->ncols, range = A->scheme == DIAG_SCHEME_HM ? A->nrows + A->ncols : n;
@@ -384,86 +411,3 @@ void DiagFormatFree(DiagFormat *fmt)
   memset(fmt, 0, sizeof(*fmt));
 }
 
-/* The HM offsets of the diagonals of f that hold entries (CDM: each present part). */
-static PetscInt DiagEntryOffsets(const DiagFormat *f, PetscInt *d)
-{
-  PetscInt nd = 0;
-
-  for (PetscInt t = 0; t < f->ndiag; t++) {
-    if (f->scheme == DIAG_SCHEME_HM) d[nd++] = f->offset[t];
-    else {
-      if (f->part[t] & DIAG_PART_UPPER) d[nd++] = f->offset[t];
-      if (f->part[t] & DIAG_PART_LOWER) d[nd++] = f->offset[t] - f->ncols;
-    }
-  }
-  return nd;
-}
-
-DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFormat *C)
-{
-  const DiagScheme scheme = A->scheme;
-  const PetscInt   m = A->nrows, n = B->ncols, range = scheme == DIAG_SCHEME_HM ? m + n : n;
-  unsigned char   *present;
-  PetscInt        *da, *db, nda, ndb;
-  DiagStatus       st;
-
-  memset(C, 0, sizeof(*C));
-  if (A->scheme != B->scheme || A->ncols != B->nrows) return DIAG_ERR_INCOMPATIBLE;
-  /* C's offsets, and dA + dB of the operands' (each within (-(rows), cols)), in PetscInt */
-  if (!DiagSizesFit(m, n) || !DiagSizesFit(A->nrows, A->ncols) || !DiagSizesFit(B->nrows, B->ncols)) return DIAG_ERR_TOO_LARGE;
-  present = (unsigned char *)calloc((size_t)PetscMax(range, 1), 1);
-  da      = (PetscInt *)malloc(sizeof(PetscInt) * (2 * (size_t)A->ndiag + 1));
-  db      = (PetscInt *)malloc(sizeof(PetscInt) * (2 * (size_t)B->ndiag + 1));
-  if (!present || !da || !db) {
-    free(present), free(da), free(db);
-    return DIAG_ERR_MEMORY;
-  }
-  /* the diagonals of C that can hold an entry: dA + dB over the diagonals of A and B that hold
-     entries, within C's shape (CDM: compact diagonal (dA + dB) mod n, in the part of its sign) */
-  nda = DiagEntryOffsets(A, da);
-  ndb = DiagEntryOffsets(B, db);
-  for (PetscInt s = 0; s < nda; s++)
-    for (PetscInt t = 0; t < ndb; t++) {
-      const PetscInt d = da[s] + db[t];
-
-      if (DiagHMLength(m, n, d) <= 0) continue;
-      if (scheme == DIAG_SCHEME_HM) present[d + m - 1] = 1;
-      else present[(d + n) % n] |= d >= 0 ? DIAG_PART_UPPER : DIAG_PART_LOWER;
-    }
-  free(da), free(db);
-  st = DiagAllocatePresent(scheme, m, n, range, present, C);
-  free(present);
-  return st;
-}
-
-/* c(i, i + dA + dB) += a(i, i + dA) b(i + dA, i + dA + dB), over every pair of diagonals
-   (HM; indices mod n for CDM). */
-void DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat *C)
-{
-  memset(C->val, 0, sizeof(PetscScalar) * (size_t)C->start[C->ndiag]);
-  for (PetscInt s = 0; s < A->ndiag; s++) {
-    const PetscInt     da = A->offset[s];
-    const PetscScalar *av = A->val + A->start[s];
-
-    for (PetscInt t = 0; t < B->ndiag; t++) {
-      const PetscInt     db = B->offset[t];
-      const PetscScalar *bv = B->val + B->start[t];
-
-      if (A->scheme == DIAG_SCHEME_HM) {
-        const PetscInt dc = da + db, tc = DiagFind(C, dc);
-        PetscInt       i0, i1;
-
-        if (tc < 0) continue; /* outside C's shape */
-        /* rows i with (i, i+da) in A, (i+da, i+dc) in B and (i, i+dc) in C */
-        i0 = PetscMax(PetscMax(DiagHMFirstRow(da), DiagHMFirstRow(db) - da), DiagHMFirstRow(dc));
-        i1 = PetscMin(PetscMin(A->nrows, A->ncols - da), B->ncols - dc); /* A->ncols == B->nrows */
-        for (PetscInt i = i0; i < i1; i++) C->val[C->start[tc] + i - DiagHMFirstRow(dc)] += av[i - DiagHMFirstRow(da)] * bv[i + da - DiagHMFirstRow(db)];
-      } else {
-        const PetscInt n = A->nrows, tc = DiagFind(C, (da + db) % n);
-
-        if (tc < 0) continue; /* only padding meets there */
-        for (PetscInt i = 0; i < n; i++) C->val[C->start[tc] + i] += av[i] * bv[i >= n - da ? i - (n - da) : i + da]; /* (i + da) mod n without i + da */
-      }
-    }
-  }
-}

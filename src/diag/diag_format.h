@@ -95,6 +95,10 @@ DiagStatus DiagChooseSchemeFromOffsets(PetscInt m, PetscInt n, const unsigned ch
 
 /* A deep copy (dst is overwritten, not freed). */
 DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
+/* The diagonals only (offsets, starts, CDM parts; dst->val NULL), and whether two formats
+   have the same diagonals (scheme, sizes, offsets, parts): a product's plan still holds. */
+DiagStatus DiagFormatCopyStructure(const DiagFormat *src, DiagFormat *dst);
+PetscBool  DiagFormatSameStructure(const DiagFormat *a, const DiagFormat *b);
 /* A^T: HM, diagonal d becomes diagonal -d, each diagonal's values copied unchanged (the
    slot of a(i,j) is min(i,j) for both); CDM, compact diagonal k becomes (n - k) mod n
    read from row (i + k) mod n, a cyclic shift.  Nothing is permuted entry by entry. */
@@ -143,12 +147,7 @@ void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const Pe
    dimensions ldb and ldc. */
 void DiagSpMMHost(const DiagFormat *fmt, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
 
-/* C = A B in the scheme of A and B (the same): the symbolic phase finds C's diagonals
-   from the two offset sets (HM: dA + dB where the diagonal exists in C's shape; CDM:
-   (kA + kB) mod n) and allocates C; the numeric phase (again after A's or B's values
-   change, same structure) fills it. */
-DiagStatus DiagProductSymbolic(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
-void       DiagProductNumericHost(const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
+/* C = A B: diag_product_plan.h (any schemes, the plan by counting, the host numeric phase). */
 
 #if defined(__cplusplus)
 }

@@ -108,6 +108,9 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat, MatType, MatReuse, Ma
 PETSC_INTERN PetscErrorCode MatDiagInstallOps_SeqDiag(Mat);     /* diag_ops.c: the algebra */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqDiag(Mat); /* diag_product.c */
 PETSC_INTERN PetscErrorCode MatProductDataDestroy_SeqDiag(void *);
+/* diag_product_aij.c: products with AIJ operands, PtAP/RARt, and those of mpidiag, through AIJ */
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat);
+PETSC_INTERN PetscErrorCode MatDiagComposeAIJProducts(Mat, PetscBool set);
 PETSC_INTERN PetscErrorCode DiagSettingsFromOptions(Mat, DiagSettings *, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatDiagComposeSettings(Mat, PetscBool set);
 PETSC_INTERN PetscErrorCode MatDiagGetInfo_SeqDiag(Mat, MatDiagInfo *);

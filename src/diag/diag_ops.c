@@ -117,6 +117,7 @@ static PetscErrorCode MatZeroEntries_SeqDiag(Mat A)
   PetscFunctionBegin;
   if (d->stage) PetscCall(DiagStageZeroEntries(d->stage));
   if (!d->has_format) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!d->fmt.val) PetscCall(MatDiagSyncHost_SeqDiag(A)); /* a product's C with no host values yet */
   PetscCall(PetscArrayzero(d->fmt.val, d->fmt.start[d->fmt.ndiag]));
   PetscCall(MatDiagHostChanged_SeqDiag(A));
   PetscFunctionReturn(PETSC_SUCCESS);

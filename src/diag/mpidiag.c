@@ -611,6 +611,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatAXPYGetPreallocation_C", set ? MatAXPYGetPreallocation_MPIDiag : NULL));
   PetscCall(MPIDiagComposeAssembly(M, set));
+  PetscCall(MatDiagComposeAIJProducts(M, set)); /* sparse products through MPIAIJ (diag_product_aij.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -679,6 +680,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
   M->ops->fdcoloringsetup  = MatFDColoringSetUp_Diag;
   M->ops->fdcoloringapply  = MatFDColoringApply_Diag;
+  M->ops->productsetfromoptions = MatProductSetFromOptions_Diag_ThroughAIJ; /* mpidiag x mpidiag: through MPIAIJ */
 #if defined(PETSC_HAVE_DEVICE)
   M->ops->bindtocpu = MatBindToCPU_MPIDiag;
   M->boundtocpu     = PETSC_FALSE;

@@ -1,0 +1,71 @@
+/* The plan of a DIAG product C = A B whatever the operands' schemes (HM, CDM, mixed):
+   the symbolic phase and the host numeric phase, plain C.  The device kernel
+   (cuda/diag/diag_product_segments.cu) computes each pair's segment with the same inline
+   function as the host (DiagPairSegment), so the host numeric is its twin.
+
+   Both operands are seen as lists of "entry diagonals": an HM diagonal of offset d, or
+   each present part of a CDM compact diagonal (the upper part is the diagonal d = k, the
+   lower d = k - n).  Entry diagonal e of an m x n operand holds a(i, i + d) for the rows
+   max(0, -d) <= i < min(m, n - d) at value index base_e + i (HM: base = start - first
+   row; CDM: base = start).  A pair (a, b) of entry diagonals of A and B lands on C's
+   diagonal dc = da + db and contributes, over a contiguous range of rows i,
+     c(i, i + dc) += a(i, i + da) b(i + da, i + dc):
+   one contiguous, unit-stride multiply-add of a slice of A's values and a slice of B's.
+
+   Symbolic work: O(nea x neb) for the pairs (two passes: count, then place, grouped by
+   C's diagonal) + O(range of the sums) for C's offsets, never O(n x pairs); C's values
+   are not allocated here (the caller allocates them where the numeric phase runs). */
+#pragma once
+#include "diag/diag_format.h"
+
+#if defined(__CUDACC__)
+  #define DIAG_HD __host__ __device__
+#else
+  #define DIAG_HD
+#endif
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+typedef struct {
+  PetscInt   nrows, inner, ncols; /* C is nrows x ncols, A nrows x inner, B inner x ncols */
+  DiagScheme scheme_c;
+  PetscInt   nea, neb;            /* entry diagonals of A and B */
+  PetscInt  *ea_d, *eb_d;         /* their offsets j - i */
+  PetscInt64 *ea_base, *eb_base;  /* value index of row i: base + i */
+  PetscInt   ndiag_c;
+  PetscInt64 npairs;              /* pairs with at least one row */
+  PetscInt64 *pair_start;         /* ndiag_c + 1: the pairs of C's stored diagonal c */
+  int        *pair_a, *pair_b;    /* entry diagonals of A and B, grouped by c */
+  PetscInt64 flops;               /* 2 x the multiply-adds of the numeric phase */
+} DiagProductPlan;
+
+/* The rows [*i0, *i1) where the pair (da of an nrows x inner A, db of an inner x ncols B)
+   meets, and the slot shift of C's diagonal dc = da + db (slot = i - shift; 0 for CDM C). */
+DIAG_HD static inline void DiagPairSegment(PetscInt nrows, PetscInt inner, PetscInt ncols, int c_is_hm, PetscInt da, PetscInt db, PetscInt *i0, PetscInt *i1, PetscInt *cshift)
+{
+  const PetscInt dc = da + db;
+  PetscInt       lo = da < 0 ? -da : 0, hi = nrows;
+
+  if ((db < 0 ? -db : 0) - da > lo) lo = (db < 0 ? -db : 0) - da; /* B's row i + da on B's diagonal */
+  if (-dc > lo) lo = -dc;                                         /* C's row on C's diagonal */
+  if (inner - da < hi) hi = inner - da;                           /* A's column, B's row */
+  if (ncols - dc < hi) hi = ncols - dc;                           /* C's column */
+  *i0     = lo;
+  *i1     = hi > lo ? hi : lo;
+  *cshift = c_is_hm && dc < 0 ? -dc : 0;
+}
+
+/* The plan of C = A B and C's format without values (C->val NULL, start[], offsets and
+   CDM parts set).  C is CDM when A and B both are, else HM.  A->ncols must equal B->nrows. */
+DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C);
+void       DiagProductPlanFree(DiagProductPlan *plan);
+/* C's values (allocated by the caller) = A B, contiguous multiply-adds per (C diagonal, pair) */
+void       DiagProductPlanNumericHost(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
+/* The least bytes a numeric phase moves: A's and B's values read once, C's written once */
+PetscInt64 DiagProductPlanBytes(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C);
+
+#if defined(__cplusplus)
+}
+#endif
