@@ -217,7 +217,7 @@ PetscErrorCode CIHybridDeviceOnly_AssemblyEnd(Mat A, MatAssemblyType type)
 {
   Mat_SeqAIJCIHybrid *h  = (Mat_SeqAIJCIHybrid *)A->spptr;
   CIHybridStash      *st = &h->stash;
-  PetscInt            n, missing;
+  PetscInt            n = 0, missing;
   char                why[128];
 
   PetscFunctionBegin;

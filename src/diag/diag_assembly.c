@@ -6,21 +6,20 @@
 
 /* DMCreateMatrix of a 1-D, non-periodic DMDA on one process takes, for a matrix answering to
    MatSeqAIJSetPreallocation_C, a path (MatSeqAIJSetTotalPreallocation) that writes into the
-   matrix as if it were a MATSEQAIJ (PETSc 3.18 to current).  For such a DM the query is answered
-   "absent", so DMCreateMatrix takes its generic path (MatSetUp, local-to-global mapping), and
-   MatSetUp stages the stencil's zeros itself and assembles: the same matrix as on the AIJ path. */
-static PetscErrorCode (*DiagParentQueryFunction)(PetscObject, const char[], void (**)(void));
-
-static PetscErrorCode DiagQueryFunction(PetscObject obj, const char name[], void (**f)(void))
+   matrix as if it were a MATSEQAIJ (PETSc 3.18 to current).  Up to PETSc 3.19 the query is
+   answered "absent" for such a DM, so DMCreateMatrix takes its generic path (MatSetUp,
+   local-to-global mapping), and MatSetUp stages the stencil's zeros itself and assembles: the
+   same matrix as on the AIJ path.  PETSc 3.20 took the query hook away: there the block size,
+   which that path sets first, refuses the matrix with the way round it (the generic path, by
+   DMSetMatrixPreallocateSkip, on which MatSetUp assembles the stencil as above). */
+static PetscErrorCode DiagIsDMDA1dSeq(Mat A, PetscBool *is1d)
 {
-  PetscBool match, isda;
+  PetscBool isda;
   DM        dm;
 
   PetscFunctionBegin;
-  PetscCall(DiagParentQueryFunction(obj, name, f));
-  PetscCall(PetscStrcmp(name, "MatSeqAIJSetPreallocation_C", &match));
-  if (!match || !*f) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGetDM((Mat)obj, &dm));
+  *is1d = PETSC_FALSE;
+  PetscCall(MatGetDM(A, &dm));
   if (!dm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
   if (isda) {
@@ -30,15 +29,51 @@ static PetscErrorCode DiagQueryFunction(PetscObject obj, const char name[], void
 
     PetscCall(DMDAGetInfo(dm, &dim, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bx, NULL, NULL, NULL));
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    if (dim == 1 && size == 1 && bx == DM_BOUNDARY_NONE) {
-      *f                                         = NULL;
-      ((Mat_SeqDiag *)((Mat)obj)->spptr)->dmda_1d = PETSC_TRUE;
-    }
+    *is1d = dim == 1 && size == 1 && bx == DM_BOUNDARY_NONE ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The 1-D stencil of the matrix's DMDA (one process, not periodic), zeros, assembled */
+#if !PETSC_VERSION_GE(3, 20, 0)
+static PetscErrorCode (*DiagParentQueryFunction)(PetscObject, const char[], void (**)(void));
+
+static PetscErrorCode DiagQueryFunction(PetscObject obj, const char name[], void (**f)(void))
+{
+  PetscBool match, is1d;
+
+  PetscFunctionBegin;
+  PetscCall(DiagParentQueryFunction(obj, name, f));
+  PetscCall(PetscStrcmp(name, "MatSeqAIJSetPreallocation_C", &match));
+  if (!match || !*f) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DiagIsDMDA1dSeq((Mat)obj, &is1d));
+  if (is1d) {
+    *f                                          = NULL;
+    ((Mat_SeqDiag *)((Mat)obj)->spptr)->dmda_1d = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#else
+  #include <petsc/private/dmimpl.h> /* DM's prealloc_skip: PETSc has no getter */
+
+static PetscErrorCode MatSetBlockSizes_SeqDiag(Mat A, PetscInt rbs, PetscInt cbs)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  PetscBool    is1d;
+  DM           dm;
+
+  PetscFunctionBegin;
+  if (d->has_format) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DiagIsDMDA1dSeq(A, &is1d));
+  if (!is1d) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetDM(A, &dm));
+  if (dm->prealloc_skip) {
+    d->dmda_1d = PETSC_TRUE; /* MatSetUp assembles the stencil */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: DMCreateMatrix of a 1-D non-periodic DMDA on one process fills its matrix as a MATSEQAIJ in PETSc 3.20 and later; call DMSetMatrixPreallocateSkip(dm, PETSC_TRUE) before DMCreateMatrix (diag then assembles the stencil itself), or use -dm_mat_type aij for this grid");
+}
+#endif
+
 static PetscErrorCode DiagAssembleDMDA1d(Mat A)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
@@ -334,11 +369,18 @@ PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocation_C", set ? MatSeqAIJSetPreallocation_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocationCSR_C", set ? MatSeqAIJSetPreallocationCSR_SeqDiag : NULL));
   if (set) {
+#if !PETSC_VERSION_GE(3, 20, 0)
     if (!DiagParentQueryFunction) DiagParentQueryFunction = ((PetscObject)A)->bops->queryfunction;
     ((PetscObject)A)->bops->queryfunction = DiagQueryFunction;
+#else
+    A->ops->setblocksizes = MatSetBlockSizes_SeqDiag;
+#endif
     A->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
     A->ops->fdcoloringsetup  = MatFDColoringSetUp_Diag;
     A->ops->fdcoloringapply  = MatFDColoringApply_Diag;
-  } else if (DiagParentQueryFunction) ((PetscObject)A)->bops->queryfunction = DiagParentQueryFunction;
+  }
+#if !PETSC_VERSION_GE(3, 20, 0)
+  else if (DiagParentQueryFunction) ((PetscObject)A)->bops->queryfunction = DiagParentQueryFunction;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
