@@ -302,11 +302,12 @@ static PetscErrorCode StagingChecks(TestCtx *t)
       PetscCall(MatCreate(t->comm, &A[k]));
       PetscCall(MatSetSizes(A[k], n, n, N, N));
       PetscCall(MatSetType(A[k], k ? MATDIAG : MATAIJ));
-      if (prealloc) {
+      if (prealloc || !k) { /* AIJ preallocated always: PETSc 3.22's hash path for an unpreallocated
+                               MPIAIJ refuses INSERT after ADD even across a flush */
         PetscInt *dnnz, *onnz;
 
         PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
-        for (PetscInt i = 0; i < n; i++) dnnz[i] = prealloc == 1 ? 5 : 1, onnz[i] = prealloc == 1 ? 5 : 0;
+        for (PetscInt i = 0; i < n; i++) dnnz[i] = prealloc == 2 ? 1 : 5, onnz[i] = prealloc == 2 ? 0 : 5;
         PetscCall(MatXAIJSetPreallocation(A[k], 1, dnnz, onnz, NULL, NULL));
         PetscCall(PetscFree2(dnnz, onnz));
       } else PetscCall(MatSetUp(A[k]));
