@@ -6,6 +6,7 @@ and the four multiplies on random vectors), MatZeroEntries then a refill with AD
 off every stored diagonal is a clear error, and a finite-difference Jacobian by colouring\n\
 (MatFDColoringCreate/SetUp/Apply, both -mat_fd_type) gives AIJ's Jacobian bit for bit.  Without a\n\
 DM: entries staged with ADD, ADD, flush, INSERT (off-process rows too), preallocated or not.\n\
+The pattern of DMCreateMatrix's matrix is AIJ's, row by row, also with DMDASetBlockFills.\n\
   -seed <2024>   seed of the random vectors\n";
 
 #include <petscdmda.h>
@@ -16,6 +17,7 @@ typedef struct {
   PetscInt        dim, dof, sw;
   DMDAStencilType st;
   DMBoundaryType  bt;
+  PetscBool       fills; /* DMDASetBlockFills (dof 3): only some components coupled */
 } Case;
 
 /* A value that depends on the natural indices of row and column only: the same in both matrices
@@ -89,6 +91,34 @@ static PetscErrorCode CompareEntries(TestCtx *t, Mat Jd, Mat Ja, const char *des
   PetscCall(MatDestroy(&C));
   t->ncompared++;
   PetscCall(CheckProducts(t, Jd, Ja, desc));
+  PetscFunctionReturn(0);
+}
+
+/* The entries DMCreateMatrix gives, zeros included: the same rows and columns as AIJ's (a zero
+   slot of a stored diagonal that AIJ does not have, at a grid edge, must not be an entry) */
+static PetscErrorCode ComparePattern(TestCtx *t, Mat Jd, Mat Ja, const char *desc)
+{
+  Mat      C;
+  PetscInt rstart, rend;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(Jd, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatGetOwnershipRange(Ja, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    const PetscInt *cd, *ca;
+    PetscInt        nd, na;
+    PetscBool       same;
+
+    PetscCall(MatGetRow(C, i, &nd, &cd, NULL));
+    PetscCall(MatGetRow(Ja, i, &na, &ca, NULL));
+    same = (PetscBool)(nd == na);
+    for (PetscInt k = 0; same && k < nd; k++) same = (PetscBool)(cd[k] == ca[k]);
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MISMATCH %s: row %" PetscInt_FMT " of DMCreateMatrix's diag matrix has %" PetscInt_FMT " entries, AIJ's %" PetscInt_FMT " (or other columns)", desc, i, nd, na);
+    PetscCall(MatRestoreRow(Ja, i, &na, &ca, NULL));
+    PetscCall(MatRestoreRow(C, i, &nd, &cd, NULL));
+  }
+  PetscCall(MatDestroy(&C));
+  t->ncompared++;
   PetscFunctionReturn(0);
 }
 
@@ -226,7 +256,7 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscInt       sizes[3] = {9, 7, 6};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%" PetscInt_FMT "-D %s stencil width %" PetscInt_FMT ", dof %" PetscInt_FMT ", %s", cs->dim, cs->st == DMDA_STENCIL_STAR ? "star" : "box", cs->sw, cs->dof, cs->bt == DM_BOUNDARY_PERIODIC ? "periodic" : "not periodic"));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%" PetscInt_FMT "-D %s stencil width %" PetscInt_FMT ", dof %" PetscInt_FMT "%s, %s", cs->dim, cs->st == DMDA_STENCIL_STAR ? "star" : "box", cs->sw, cs->dof, cs->fills ? " with block fills" : "", cs->bt == DM_BOUNDARY_PERIODIC ? "periodic" : "not periodic"));
   /* a periodic DMDA's colouring is valid only when the periodic sizes are multiples of its period
      (2 sw + 1, and 5 for the 2-D 5-point star): PETSc's AIJ colouring overruns otherwise */
   if (cs->dim == 1) sizes[0] = cs->bt == DM_BOUNDARY_PERIODIC ? 15 : 9;
@@ -238,31 +268,21 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   else if (cs->dim == 2) PetscCall(DMDACreate2d(t->comm, cs->bt, cs->bt, cs->st, sizes[0], sizes[1], PETSC_DECIDE, PETSC_DECIDE, cs->dof, cs->sw, NULL, NULL, &da));
   else PetscCall(DMDACreate3d(t->comm, cs->bt, cs->bt, cs->bt, cs->st, sizes[0], sizes[1], sizes[2], PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, cs->dof, cs->sw, NULL, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
+  if (cs->fills) { /* component 0 drives 1, 2 drives itself and 1; neighbours couple like components */
+    const PetscInt dfill[9] = {1, 1, 0, 0, 1, 0, 0, 1, 1}, ofill[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+    PetscCall(DMDASetBlockFills(da, dfill, ofill));
+  }
   PetscCall(DMSetMatType(da, MATAIJ));
   PetscCall(DMCreateMatrix(da, &Ja));
   PetscCall(DMSetMatType(da, MATDIAG));
-#if PETSC_VERSION_GE(3, 20, 0)
-  { /* PETSc 3.20+ fills a 1-D non-periodic DMDA's matrix on one process as a SeqAIJ: diag refuses
-       it with the way round it, the generic path (DMSetMatrixPreallocateSkip) */
-    PetscMPIInt size;
-
-    PetscCallMPI(MPI_Comm_size(t->comm, &size));
-    if (cs->dim == 1 && size == 1 && cs->bt == DM_BOUNDARY_NONE) {
-      PetscErrorCode ierr;
-
-      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      ierr = DMCreateMatrix(da, &Jd);
-      PetscCall(PetscPopErrorHandler());
-      PetscCall(ExpectError(ierr, "DMSetMatrixPreallocateSkip", desc));
-      PetscCall(DMSetMatrixPreallocateSkip(da, PETSC_TRUE));
-    }
-  }
-#endif
   PetscCall(DMCreateMatrix(da, &Jd));
   PetscCall(CheckTypeOneOf(Jd, MATSEQDIAG, MATMPIDIAG, desc));
   PetscCall(MatAssembled(Jd, &assembled));
   PetscCheck(assembled, t->comm, PETSC_ERR_PLIB, "%s: DMCreateMatrix gave a diag matrix that is not assembled (AIJ's comes assembled with the stencil's zeros)", desc);
   PetscCall(CompareEntries(t, Jd, Ja, desc)); /* all zeros, and MatMult works at once */
+  PetscCall(ComparePattern(t, Jd, Ja, desc));
+  if (!cs->fills) { /* FillStencil sets every coupling */
   PetscCall(MatZeroEntries(Jd));
   PetscCall(FillStencil(da, Jd, 0, INSERT_VALUES));
   PetscCall(FillStencil(da, Ja, 0, INSERT_VALUES));
@@ -274,6 +294,7 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscCall(FillStencil(da, Jd, 2, ADD_VALUES));
   PetscCall(FillStencil(da, Ja, 2, ADD_VALUES));
   PetscCall(CompareEntries(t, Jd, Ja, desc));
+  }
   PetscCall(CheckFDColoring(t, da, Jd, Ja, MATMFFD_WP, desc));
   PetscCall(CheckFDColoring(t, da, Jd, Ja, MATMFFD_DS, desc));
   PetscCall(CheckOffPattern(t, Jd, desc));
@@ -406,10 +427,12 @@ static PetscErrorCode RunTests(void)
       for (PetscInt sw = 1; sw <= 2; sw++)
         for (PetscInt dof = 1; dof <= 3; dof += 2)
           for (PetscInt periodic = 0; periodic < 2; periodic++) {
-            Case cs = {dim, dof, sw, st ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE};
+            for (PetscInt fills = 0; fills < (dof == 3 && (dim > 1 || sw == 1) ? 2 : 1); fills++) { /* PETSc has no 1-D fills of width 2 */
+              Case cs = {dim, dof, sw, st ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE, (PetscBool)fills};
 
-            PetscCall(RunCase(&t, &cs));
-            ncases++;
+              PetscCall(RunCase(&t, &cs));
+              ncases++;
+            }
           }
   PetscCall(PetscPrintf(t.comm, "test_diag_dmda on %d rank(s): all passed, %" PetscInt_FMT " DMDAs, %" PetscInt_FMT " results compared with MATAIJ\n", t.size, ncases, t.ncompared));
   PetscCall(TestCtxDestroy(&t));

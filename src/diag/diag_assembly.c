@@ -1,106 +1,8 @@
-/* MATSEQDIAG assembly: MatSetUp, MatSetValues (into the staging until the first assembly
-   finds the diagonals, in place after it in O(1) an entry), MatAssemblyBegin/End, the AIJ
-   preallocation calls (the path DMCreateMatrix takes with a DMDA), MatSetOption. */
+/* MATSEQDIAG assembly: MatSetUp (a DMDA's stencil at once, diag_dmda.c, else the staging),
+   MatSetValues and MatSetValuesLocal (into the staging until the first assembly finds the
+   diagonals, in place after it in O(1) an entry), MatAssemblyBegin/End, the whole matrix from
+   CSR arrays, MatSetOption. */
 #include "diag/diag_impl.h"
-#include <petscdmda.h>
-
-/* DMCreateMatrix of a 1-D, non-periodic DMDA on one process takes, for a matrix answering to
-   MatSeqAIJSetPreallocation_C, a path (MatSeqAIJSetTotalPreallocation) that writes into the
-   matrix as if it were a MATSEQAIJ (PETSc 3.18 to current).  Up to PETSc 3.19 the query is
-   answered "absent" for such a DM, so DMCreateMatrix takes its generic path (MatSetUp,
-   local-to-global mapping), and MatSetUp stages the stencil's zeros itself and assembles: the
-   same matrix as on the AIJ path.  PETSc 3.20 took the query hook away: there the block size,
-   which that path sets first, refuses the matrix with the way round it (the generic path, by
-   DMSetMatrixPreallocateSkip, on which MatSetUp assembles the stencil as above). */
-static PetscErrorCode DiagIsDMDA1dSeq(Mat A, PetscBool *is1d)
-{
-  PetscBool isda;
-  DM        dm;
-
-  PetscFunctionBegin;
-  *is1d = PETSC_FALSE;
-  PetscCall(MatGetDM(A, &dm));
-  if (!dm) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
-  if (isda) {
-    PetscInt       dim;
-    DMBoundaryType bx;
-    PetscMPIInt    size;
-
-    PetscCall(DMDAGetInfo(dm, &dim, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bx, NULL, NULL, NULL));
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    *is1d = dim == 1 && size == 1 && bx == DM_BOUNDARY_NONE ? PETSC_TRUE : PETSC_FALSE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-#if !PETSC_VERSION_GE(3, 20, 0)
-static PetscErrorCode (*DiagParentQueryFunction)(PetscObject, const char[], void (**)(void));
-
-static PetscErrorCode DiagQueryFunction(PetscObject obj, const char name[], void (**f)(void))
-{
-  PetscBool match, is1d;
-
-  PetscFunctionBegin;
-  PetscCall(DiagParentQueryFunction(obj, name, f));
-  PetscCall(PetscStrcmp(name, "MatSeqAIJSetPreallocation_C", &match));
-  if (!match || !*f) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DiagIsDMDA1dSeq((Mat)obj, &is1d));
-  if (is1d) {
-    *f                                          = NULL;
-    ((Mat_SeqDiag *)((Mat)obj)->spptr)->dmda_1d = PETSC_TRUE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#else
-  #include <petsc/private/dmimpl.h> /* DM's prealloc_skip: PETSc has no getter */
-
-static PetscErrorCode MatSetBlockSizes_SeqDiag(Mat A, PetscInt rbs, PetscInt cbs)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-  PetscBool    is1d;
-  DM           dm;
-
-  PetscFunctionBegin;
-  if (d->has_format) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DiagIsDMDA1dSeq(A, &is1d));
-  if (!is1d) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGetDM(A, &dm));
-  if (dm->prealloc_skip) {
-    d->dmda_1d = PETSC_TRUE; /* MatSetUp assembles the stencil */
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: DMCreateMatrix of a 1-D non-periodic DMDA on one process fills its matrix as a MATSEQAIJ in PETSc 3.20 and later; call DMSetMatrixPreallocateSkip(dm, PETSC_TRUE) before DMCreateMatrix (diag then assembles the stencil itself), or use -dm_mat_type aij for this grid");
-}
-#endif
-
-static PetscErrorCode DiagAssembleDMDA1d(Mat A)
-{
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
-  DM           dm;
-  PetscInt     M, nc, s, *cols;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetDM(A, &dm));
-  PetscCall(DMDAGetInfo(dm, NULL, &M, NULL, NULL, NULL, NULL, NULL, &nc, &s, NULL, NULL, NULL, NULL));
-  PetscCheck(M * nc == A->rmap->n && A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: the %" PetscInt_FMT " x %" PetscInt_FMT " matrix does not fit its 1-D DMDA (%" PetscInt_FMT " points, %" PetscInt_FMT " dof)", A->rmap->n, A->cmap->n, M, nc);
-  PetscCall(PetscMalloc1((2 * s + 1) * nc, &cols));
-  for (PetscInt i = 0; i < M; i++) {
-    PetscInt cnt = 0;
-
-    for (PetscInt j = PetscMax(i - s, 0); j <= PetscMin(i + s, M - 1); j++)
-      for (PetscInt c = 0; c < nc; c++) cols[cnt++] = nc * j + c;
-    for (PetscInt c = 0; c < nc; c++) {
-      const PetscInt row = nc * i + c;
-
-      PetscCall(DiagStageAdd(d->stage, 1, &row, cnt, cols, NULL, PETSC_FALSE, INSERT_VALUES));
-    }
-  }
-  PetscCall(PetscFree(cols));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 PetscErrorCode MatDiagSetUpLayout_SeqDiag(Mat A)
 {
@@ -112,18 +14,20 @@ PetscErrorCode MatDiagSetUpLayout_SeqDiag(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* With a DMDA attached (DMCreateMatrix's generic path) the stencil's diagonals, assembled;
+   otherwise the staging of the entries to come */
 PetscErrorCode MatSetUp_SeqDiag(Mat A)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  DM           dm;
+  PetscBool    built = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatDiagSetUpLayout_SeqDiag(A));
   if (d->has_format || d->stage) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DiagStageCreate(A->rmap->n, A->cmap->n, &d->stage));
-  if (d->dmda_1d) {
-    d->dmda_1d = PETSC_FALSE;
-    PetscCall(DiagAssembleDMDA1d(A));
-  }
+  PetscCall(MatGetDM(A, &dm));
+  if (dm) PetscCall(MatDiagFromDMDA_SeqDiag(A, dm, &built));
+  if (!built) PetscCall(DiagStageCreate(A->rmap->n, A->cmap->n, &d->stage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -204,16 +108,11 @@ static PetscErrorCode DiagOffPattern(Mat A, PetscInt i, PetscInt j)
 /* After the first assembly the diagonals are fixed: an entry on a stored diagonal is set in
    place; an exact zero elsewhere changes nothing and is dropped (so is any value with
    MAT_NEW_NONZERO_LOCATIONS false); any other value is an error that says what to do. */
-PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+static PetscErrorCode DiagSetInPlace(Mat A, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
   PetscFunctionBegin;
-  if (!d->has_format) {
-    if (!d->stage) PetscCall(MatSetUp_SeqDiag(A));
-    PetscCall(DiagStageAdd(d->stage, mr, rows, nc, cols, v, d->column_oriented, mode));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(MatDiagSyncHost_SeqDiag(A));
   if (!d->where || d->where_for != d->fmt.offset) PetscCall(DiagBuildWhere(d));
   for (PetscInt r = 0; r < mr; r++) {
@@ -238,6 +137,57 @@ PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], P
     }
   }
   PetscCall(MatDiagHostChanged_SeqDiag(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSetValues_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!d->has_format && !d->stage) PetscCall(MatSetUp_SeqDiag(A));
+  if (d->stage) PetscCall(DiagStageAdd(d->stage, mr, rows, nc, cols, v, d->column_oriented, mode));
+  else PetscCall(DiagSetInPlace(A, mr, rows, nc, cols, v, mode));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSetValuesLocal (MatSetValuesStencil's path, a row at a time): the local indices mapped
+   here through the block indices of the local-to-global maps, then set as MatSetValues does;
+   PETSc's generic path maps each call into buffers and passes it through MatSetValues again */
+static PetscErrorCode DiagMapLocal(ISLocalToGlobalMapping map, PetscInt n, const PetscInt local[], PetscInt global[])
+{
+  const PetscInt *block;
+  PetscInt        bs, size;
+
+  PetscFunctionBegin;
+  if (!map) {
+    PetscCall(PetscArraycpy(global, local, n));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ISLocalToGlobalMappingGetBlockSize(map, &bs));
+  PetscCall(ISLocalToGlobalMappingGetSize(map, &size));
+  PetscCall(ISLocalToGlobalMappingGetBlockIndices(map, &block));
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt l = local[k];
+
+    PetscCheck(l < size, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag MatSetValuesLocal: local index %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ") of the local-to-global map", l, size);
+    global[k] = l < 0 ? -1 : (bs == 1 ? block[l] : (block[l / bs] < 0 ? -1 : bs * block[l / bs] + l % bs));
+  }
+  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(map, &block));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesLocal_SeqDiag(Mat A, PetscInt mr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+{
+  PetscInt  buf[128], *grows = buf, *gcols;
+
+  PetscFunctionBegin;
+  if (mr + nc > (PetscInt)PETSC_STATIC_ARRAY_LENGTH(buf)) PetscCall(PetscMalloc1(mr + nc, &grows));
+  gcols = grows + mr;
+  PetscCall(DiagMapLocal(A->rmap->mapping, mr, rows, grows));
+  PetscCall(DiagMapLocal(A->cmap->mapping, nc, cols, gcols));
+  PetscCall(MatSetValues_SeqDiag(A, mr, grows, nc, gcols, v, mode));
+  if (grows != buf) PetscCall(PetscFree(grows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -311,31 +261,7 @@ PetscErrorCode MatSetOption_SeqDiag(Mat A, MatOption op, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- preallocation: AIJ's calls, honoured ---------------------------------------- */
-
-/* The counts give the staging its capacity (the triples of the values set before the first
-   assembly); DMCreateMatrix then inserts the stencil's zeros, which need only their marks. */
-static PetscErrorCode MatSeqAIJSetPreallocation_SeqDiag(Mat A, PetscInt nz, const PetscInt nnz[])
-{
-  Mat_SeqDiag *d       = (Mat_SeqDiag *)A->spptr;
-  PetscInt64   reserve = 0;
-
-  PetscFunctionBegin;
-  PetscCall(MatDiagSetUpLayout_SeqDiag(A));
-  if (d->has_format) {
-    PetscCall(PetscInfo(A, "diag: a preallocation after the first assembly changes nothing, the diagonals are fixed\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatSetUp_SeqDiag(A));
-  if (nnz) {
-    for (PetscInt i = 0; i < A->rmap->n; i++) {
-      PetscCheck(nnz[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag preallocation: nnz[%" PetscInt_FMT "] = %" PetscInt_FMT ", must be nonnegative", i, nnz[i]);
-      reserve += PetscMin(nnz[i], A->cmap->n);
-    }
-  } else if (nz > 0) reserve = (PetscInt64)PetscMin(nz, A->cmap->n) * A->rmap->n;
-  d->stage->reserve = reserve;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* ---- the whole matrix from CSR arrays ------------------------------------------- */
 
 /* The whole matrix at once: its diagonals straight from the CSR arrays, assembled as AIJ's is */
 static PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqDiag(Mat A, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[])
@@ -361,26 +287,18 @@ static PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqDiag(Mat A, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatSeqAIJSetPreallocation is not composed: diag needs no counts (the staging grows with the
+   entries set), and without it DMCreateMatrix takes PETSc's generic path, MatSetUp with the DM
+   attached (above), instead of counting and inserting the stencil's zeros entry by entry. */
 PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
-  /* DMCreateMatrix takes its AIJ path (count, preallocate, insert the stencil's zeros, assemble)
-     for a matrix that answers to these */
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocation_C", set ? MatSeqAIJSetPreallocation_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqAIJSetPreallocationCSR_C", set ? MatSeqAIJSetPreallocationCSR_SeqDiag : NULL));
   if (set) {
-#if !PETSC_VERSION_GE(3, 20, 0)
-    if (!DiagParentQueryFunction) DiagParentQueryFunction = ((PetscObject)A)->bops->queryfunction;
-    ((PetscObject)A)->bops->queryfunction = DiagQueryFunction;
-#else
-    A->ops->setblocksizes = MatSetBlockSizes_SeqDiag;
-#endif
+    A->ops->setvalueslocal   = MatSetValuesLocal_SeqDiag;
     A->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
     A->ops->fdcoloringsetup  = MatFDColoringSetUp_Diag;
     A->ops->fdcoloringapply  = MatFDColoringApply_Diag;
   }
-#if !PETSC_VERSION_GE(3, 20, 0)
-  else if (DiagParentQueryFunction) ((PetscObject)A)->bops->queryfunction = DiagParentQueryFunction;
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,6 +5,7 @@
    (products leave them on the device until the host asks). */
 #pragma once
 #include "common/gpumats_impl.h"
+#include <petscdm.h> /* MatGetDM: DMCreateMatrix's matrices */
 #include "diag/diag_format.h"
 #include "diag/diag_stage.h"
 #if GPUMATS_HAVE_CUDA
@@ -41,7 +42,6 @@ typedef struct {
                                AIJ's pattern), or NULL (every slot); what a colouring is valid for, see diag_fdcoloring.c */
   const PetscInt *structure_for; /* the fmt.offset array 'structure' was built for */
   PetscBool     column_oriented; /* MAT_ROW_ORIENTED false: MatSetValues' v is column by column */
-  PetscBool     dmda_1d;  /* DMCreateMatrix of a 1-D DMDA on one process: the stencil staged by MatSetUp (diag_assembly.c) */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
   DiagFormat    fmt;
   DiagValuesAt  values_at;
@@ -82,6 +82,9 @@ PETSC_INTERN PetscErrorCode MatAssemblyBegin_SeqDiag(Mat, MatAssemblyType);
 PETSC_INTERN PetscErrorCode MatAssemblyEnd_SeqDiag(Mat, MatAssemblyType);
 PETSC_INTERN PetscErrorCode MatSetOption_SeqDiag(Mat, MatOption, PetscBool);
 PETSC_INTERN PetscErrorCode MatDiagComposeAssembly_SeqDiag(Mat, PetscBool set);
+/* diag_dmda.c: the diagonals of the stencil of the DMDA dm, assembled with zeros (*built false
+   when dm is not a one-process DMDA whose operator A is) */
+PETSC_INTERN PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM dm, PetscBool *built);
 /* diag_fdcoloring.c: MatFDColoringCreate/SetUp/Apply on the diagonals (seqdiag and mpidiag) */
 PETSC_INTERN PetscErrorCode MatFDColoringCreate_Diag(Mat, ISColoring, MatFDColoring);
 PETSC_INTERN PetscErrorCode MatFDColoringSetUp_Diag(Mat, ISColoring, MatFDColoring);

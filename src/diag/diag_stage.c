@@ -90,7 +90,6 @@ PetscErrorCode DiagStageDuplicate(const DiagStage *s, PetscBool values, DiagStag
   PetscCall(DiagStageCreate(s->m, s->n, copy));
   PetscCall(PetscArraycpy((*copy)->present, s->present, PetscMax(s->m + s->n - 1, 1)));
   (*copy)->nset                = s->nset;
-  (*copy)->reserve             = s->reserve;
   (*copy)->ignore_zero_entries = s->ignore_zero_entries;
   PetscCall(DiagTriplesCopy(&s->values, &(*copy)->values)); /* the entries: the structure, and the values */
   if (!values) PetscCall(DiagStageZeroEntries(*copy));
@@ -115,7 +114,6 @@ PetscErrorCode DiagStageAdd(DiagStage *s, PetscInt mr, const PetscInt rows[], Pe
       s->present[j - i + s->m - 1] = 1;
       s->nset++;
       /* zeros too: the entries set are the structure (what an FD colouring is valid for) */
-      if (!s->values.capacity && s->reserve) PetscCall(DiagTriplesReserve(&s->values, s->reserve));
       PetscCall(DiagTriplesAppend(&s->values, i, j, value, mode));
     }
   }

@@ -22,7 +22,6 @@ typedef struct {
   PetscInt       m, n;
   unsigned char *present;  /* m + n - 1: HM offset d = j - i marked at d + m - 1 */
   PetscInt64     nset;     /* entries set, repeats included: what the fill limit is measured by */
-  PetscInt64     reserve;  /* entries announced by a preallocation: the triples' first capacity */
   DiagTriples    values;   /* every entry set, zeros included: the values and the structure */
   PetscBool      ignore_zero_entries;
 } DiagStage;
