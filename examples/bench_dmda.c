@@ -5,10 +5,15 @@
    PETSc computes by finite differences with a colouring of the DMDA.  The matrix type comes
    from -dm_mat_type (aij, aijcusparse, diag ...): the program itself is the same for all.
 
-     bench_dmda -n 101 -stencil box -dm_mat_type diag [-dll_append libgpumats.so] [-vec_type cuda]
+     bench_dmda -n 97 -stencil box -dm_mat_type diag [-dll_append libgpumats.so] [-dm_vec_type cuda]
+                [-mg_levels L] [-cg 0] [-mg 0] [-newton 0] [-label TEXT] [-csv FILE]
 
-   One line of results a run (-csv FILE appends it); times are wall times of the whole calls
-   (the GPU work is finished when the solvers return: they read norms). */
+   Multigrid takes as many levels as the grid halves into (n - 1 divisible, the coarsest grid at
+   least 5 points a side) unless -mg_levels says; its smoother is PETSc's default (Chebyshev with
+   SOR, on the host for every matrix type) or any other by the mg_ prefix
+   (-mg_mg_levels_pc_type jacobi: on the GPU).  One line of results a run (-csv FILE appends it,
+   with -label naming the configuration); times are wall times of the whole calls (the GPU work is
+   finished when the solvers return: they read norms); a part left out is 0. */
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscsnes.h>
@@ -20,9 +25,31 @@
 static const char help[] = "DMDA program: DMCreateMatrix + fill, CG/Jacobi, multigrid and a Newton solve with coloured Jacobians, each timed\n";
 
 typedef struct {
-  PetscBool box;    /* 27-point operator, else 7-point */
-  PetscReal lambda; /* the nonlinear term lambda * u^3 of the Newton solve */
+  PetscBool box;         /* 27-point operator, else 7-point */
+  PetscReal lambda;      /* the nonlinear term lambda * u^3 of the Newton solve */
+  PetscInt  nnb;         /* the neighbours of a point: 6 or 26 */
+  PetscInt  nb[26][3];   /* their displacements (i, j, k) */
 } Problem;
+
+static void ProblemSetStencil(Problem *p)
+{
+  p->nnb = 0;
+  for (PetscInt dk = -1; dk <= 1; dk++)
+    for (PetscInt dj = -1; dj <= 1; dj++)
+      for (PetscInt di = -1; di <= 1; di++) {
+        const PetscInt far = PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk);
+
+        if (far == 0 || (!p->box && far > 1)) continue;
+        p->nb[p->nnb][0]   = di;
+        p->nb[p->nnb][1]   = dj;
+        p->nb[p->nnb++][2] = dk;
+      }
+}
+
+static inline PetscBool Inside(const DMDALocalInfo *info, PetscInt i, PetscInt j, PetscInt k)
+{
+  return (PetscBool)(i >= 0 && i < info->mx && j >= 0 && j < info->my && k >= 0 && k < info->mz);
+}
 
 /* The operator: 2 * (neighbours) on the diagonal, -1 for each neighbour of the stencil (the
    boundary rows keep their diagonal: an SPD, diagonally dominant M-matrix). */
@@ -43,18 +70,14 @@ static PetscErrorCode FillOperator(DM da, Mat A, const Problem *p)
         row.j = j;
         row.k = k;
         row.c = 0;
-        for (PetscInt dk = -1; dk <= 1; dk++)
-          for (PetscInt dj = -1; dj <= 1; dj++)
-            for (PetscInt di = -1; di <= 1; di++) {
-              const PetscInt far = PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk);
-              if (far == 0 || (!p->box && far > 1)) continue;
-              if (i + di < 0 || i + di >= info.mx || j + dj < 0 || j + dj >= info.my || k + dk < 0 || k + dk >= info.mz) continue;
-              col[n].i = i + di;
-              col[n].j = j + dj;
-              col[n].k = k + dk;
-              col[n].c = 0;
-              v[n++]   = -1.0;
-            }
+        for (PetscInt q = 0; q < p->nnb; q++) {
+          if (!Inside(&info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) continue;
+          col[n].i = i + p->nb[q][0];
+          col[n].j = j + p->nb[q][1];
+          col[n].k = k + p->nb[q][2];
+          col[n].c = 0;
+          v[n++]   = -1.0;
+        }
         col[n] = row;
         v[n++] = p->box ? 52.0 : 12.0;
         PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
@@ -92,17 +115,20 @@ static PetscErrorCode FormFunctionLocal(DMDALocalInfo *info, PetscScalar ***u, P
       for (PetscInt i = info->xs; i < info->xs + info->xm; i++) {
         PetscScalar s = (p->box ? 52.0 : 12.0) * u[k][j][i] + p->lambda * u[k][j][i] * u[k][j][i] * u[k][j][i] - 1.0;
 
-        for (PetscInt dk = -1; dk <= 1; dk++)
-          for (PetscInt dj = -1; dj <= 1; dj++)
-            for (PetscInt di = -1; di <= 1; di++) {
-              const PetscInt far = PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk);
-              if (far == 0 || (!p->box && far > 1)) continue;
-              if (i + di < 0 || i + di >= info->mx || j + dj < 0 || j + dj >= info->my || k + dk < 0 || k + dk >= info->mz) continue;
-              s -= u[k + dk][j + dj][i + di];
-            }
+        for (PetscInt q = 0; q < p->nnb; q++)
+          if (Inside(info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) s -= u[k + p->nb[q][2]][j + p->nb[q][1]][i + p->nb[q][0]];
         f[k][j][i] = s;
       }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The most levels the grid halves into, the coarsest at least 5 points a side */
+static PetscInt MostLevels(PetscInt n)
+{
+  PetscInt levels = 1;
+
+  while ((n - 1) % (1 << levels) == 0 && (n - 1) / (1 << levels) + 1 >= 5) levels++;
+  return levels;
 }
 
 static PetscErrorCode Seconds(PetscLogDouble *t)
@@ -112,114 +138,123 @@ static PetscErrorCode Seconds(PetscLogDouble *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A linear solve of the operator, made through the KSP's callback (DMCreateMatrix + fill inside) */
+static PetscErrorCode SolveLinear(DM da, Problem *p, const char *prefix, PCType pctype, PetscInt levels, PetscInt *its, PetscReal *rnorm, PetscLogDouble *seconds)
+{
+  KSP            ksp;
+  PC             pc;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, prefix)); /* before PCMGSetLevels: the levels take it */
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetComputeOperators(ksp, ComputeOperator, p));
+  PetscCall(KSPSetComputeRHS(ksp, ComputeRHS, NULL));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pctype));
+  if (levels) PetscCall(PCMGSetLevels(pc, levels, NULL));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(Seconds(&t0));
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetResidualNorm(ksp, rnorm));
+  PetscCall(Seconds(&t1));
+  *seconds = t1 - t0;
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Newton with the Jacobian by coloured finite differences into DMCreateMatrix's matrix */
+static PetscErrorCode SolveNewton(DM da, Problem *p, PetscInt *steps, PetscInt *linear_its, PetscReal *fnorm, PetscLogDouble *seconds)
+{
+  SNES           snes;
+  KSP            lin;
+  PC             pc;
+  Vec            u;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(Seconds(&t0));
+  PetscCall(SNESCreate(PETSC_COMM_WORLD, &snes));
+  PetscCall(SNESSetDM(snes, da));
+  PetscCall(DMDASNESSetFunctionLocal(da, INSERT_VALUES, (PetscErrorCode(*)(DMDALocalInfo *, void *, void *, void *))FormFunctionLocal, p));
+  PetscCall(SNESSetOptionsPrefix(snes, "newton_"));
+  PetscCall(SNESGetKSP(snes, &lin));
+  PetscCall(KSPSetType(lin, KSPCG));
+  PetscCall(KSPGetPC(lin, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(lin, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  PetscCall(SNESSetFromOptions(snes));
+  PetscCall(DMCreateGlobalVector(da, &u));
+  PetscCall(VecSet(u, 0.0));
+  PetscCall(SNESSolve(snes, NULL, u));
+  PetscCall(SNESGetIterationNumber(snes, steps));
+  PetscCall(SNESGetLinearSolveIterations(snes, linear_its));
+  PetscCall(SNESGetFunctionNorm(snes, fnorm));
+  PetscCall(Seconds(&t1));
+  *seconds = t1 - t0;
+  PetscCall(VecDestroy(&u));
+  PetscCall(SNESDestroy(&snes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
-  PetscInt       n = 33, its_cg = 0, its_mg = 0, its_newton = 0, its_newton_lin = 0, levels = 3;
-  char           stencil[8] = "star", csv[PETSC_MAX_PATH_LEN] = "";
-  Problem        p = {PETSC_FALSE, 1.0};
+  PetscInt       n = 33, its_cg = 0, its_mg = 0, its_newton = 0, its_newton_lin = 0, levels = 0;
+  char           stencil[8] = "star", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "";
+  Problem        p = {PETSC_FALSE, 1.0, 0, {{0}}};
+  PetscBool      do_cg = PETSC_TRUE, do_mg = PETSC_TRUE, do_newton = PETSC_TRUE;
   DM             da;
   Mat            A;
-  KSP            ksp;
-  SNES           snes;
-  Vec            u;
   char           type[64];
-  PetscReal      rnorm_cg, rnorm_mg, fnorm;
-  PetscLogDouble t[8];
+  PetscReal      rnorm_cg = 0, rnorm_mg = 0, fnorm = 0;
+  PetscLogDouble t0, t1, t2, create, fill, cg = 0, mg = 0, newton = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_dmda options", NULL);
   PetscCall(PetscOptionsInt("-n", "Grid points per direction", NULL, n, &n, NULL));
   PetscCall(PetscOptionsString("-stencil", "star (7-point) or box (27-point)", NULL, stencil, stencil, sizeof(stencil), NULL));
-  PetscCall(PetscOptionsInt("-mg_levels", "Multigrid levels", NULL, levels, &levels, NULL));
+  PetscCall(PetscOptionsInt("-mg_levels", "Multigrid levels (0: as many as the grid halves into)", NULL, levels, &levels, NULL));
   PetscCall(PetscOptionsReal("-lambda", "Nonlinear coefficient of the Newton solve", NULL, p.lambda, &p.lambda, NULL));
+  PetscCall(PetscOptionsBool("-cg", "Run the CG + Jacobi solve", NULL, do_cg, &do_cg, NULL));
+  PetscCall(PetscOptionsBool("-mg", "Run the multigrid solve", NULL, do_mg, &do_mg, NULL));
+  PetscCall(PetscOptionsBool("-newton", "Run the Newton solve", NULL, do_newton, &do_newton, NULL));
+  PetscCall(PetscOptionsString("-label", "Name of this configuration in the CSV", NULL, label, label, sizeof(label), NULL));
   PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscOptionsEnd();
   PetscCheck(!strcmp(stencil, "star") || !strcmp(stencil, "box"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-stencil %s: star or box", stencil);
   p.box = strcmp(stencil, "box") ? PETSC_FALSE : PETSC_TRUE;
-  PetscCheck(levels >= 1 && n > 1 && (n - 1) % (1 << (levels - 1)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " with %" PetscInt_FMT " multigrid levels: n - 1 must be a multiple of 2^(levels - 1) (e.g. 161 or 101 with 3 levels)", n, levels);
+  ProblemSetStencil(&p);
+  if (!levels) levels = MostLevels(n);
+  PetscCheck(levels >= 1 && n > 1 && (n - 1) % (1 << (levels - 1)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " with %" PetscInt_FMT " multigrid levels: n - 1 must be a multiple of 2^(levels - 1) (e.g. 161 or 97 with 5 levels)", n, levels);
 
   PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, p.box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
   PetscCall(DMSetFromOptions(da));
   PetscCall(DMSetUp(da));
   /* 1. the matrix: DMCreateMatrix, then the fill */
-  PetscCall(Seconds(&t[0]));
+  PetscCall(Seconds(&t0));
   PetscCall(DMCreateMatrix(da, &A));
-  PetscCall(Seconds(&t[1]));
+  PetscCall(Seconds(&t1));
   PetscCall(FillOperator(da, A, &p));
-  PetscCall(Seconds(&t[2]));
+  PetscCall(Seconds(&t2));
+  create = t1 - t0;
+  fill   = t2 - t1;
   {
     MatType t;
     PetscCall(MatGetType(A, &t));
     PetscCall(PetscStrncpy(type, t, sizeof(type)));
   }
   PetscCall(MatDestroy(&A));
-  /* 2. CG + Jacobi, the operator made through the KSP (DMCreateMatrix + fill inside) */
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetComputeOperators(ksp, ComputeOperator, &p));
-  PetscCall(KSPSetComputeRHS(ksp, ComputeRHS, NULL));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-  }
-  PetscCall(KSPSetOptionsPrefix(ksp, "cg_"));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(Seconds(&t[3]));
-  PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(KSPGetIterationNumber(ksp, &its_cg));
-  PetscCall(KSPGetResidualNorm(ksp, &rnorm_cg));
-  PetscCall(Seconds(&t[4]));
-  PetscCall(KSPDestroy(&ksp));
-  /* 3. multigrid: Chebyshev/SOR smoothing (PETSc's defaults), coarse operators by the callback */
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetComputeOperators(ksp, ComputeOperator, &p));
-  PetscCall(KSPSetComputeRHS(ksp, ComputeRHS, NULL));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCMG));
-    PetscCall(PCMGSetLevels(pc, levels, NULL));
-  }
-  PetscCall(KSPSetOptionsPrefix(ksp, "mg_"));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(KSPGetIterationNumber(ksp, &its_mg));
-  PetscCall(KSPGetResidualNorm(ksp, &rnorm_mg));
-  PetscCall(Seconds(&t[5]));
-  PetscCall(KSPDestroy(&ksp));
-  /* 4. Newton with the Jacobian by coloured finite differences into DMCreateMatrix's matrix */
-  PetscCall(SNESCreate(PETSC_COMM_WORLD, &snes));
-  PetscCall(SNESSetDM(snes, da));
-  PetscCall(DMDASNESSetFunctionLocal(da, INSERT_VALUES, (PetscErrorCode(*)(DMDALocalInfo *, void *, void *, void *))FormFunctionLocal, &p));
-  PetscCall(SNESSetOptionsPrefix(snes, "newton_"));
-  {
-    KSP lin;
-    PC  pc;
-    PetscCall(SNESGetKSP(snes, &lin));
-    PetscCall(KSPSetType(lin, KSPCG));
-    PetscCall(KSPGetPC(lin, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetTolerances(lin, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-  }
-  PetscCall(SNESSetFromOptions(snes));
-  PetscCall(DMCreateGlobalVector(da, &u));
-  PetscCall(VecSet(u, 0.0));
-  PetscCall(SNESSolve(snes, NULL, u));
-  PetscCall(SNESGetIterationNumber(snes, &its_newton));
-  PetscCall(SNESGetLinearSolveIterations(snes, &its_newton_lin));
-  PetscCall(SNESGetFunctionNorm(snes, &fnorm));
-  PetscCall(Seconds(&t[6]));
-  PetscCall(VecDestroy(&u));
-  PetscCall(SNESDestroy(&snes));
+  /* 2. CG + Jacobi; 3. multigrid (coarse operators by the same callback); 4. Newton */
+  if (do_cg) PetscCall(SolveLinear(da, &p, "cg_", PCJACOBI, 0, &its_cg, &rnorm_cg, &cg));
+  if (do_mg) PetscCall(SolveLinear(da, &p, "mg_", PCMG, levels, &its_mg, &rnorm_mg, &mg));
+  if (do_newton) PetscCall(SolveNewton(da, &p, &its_newton, &its_newton_lin, &fnorm, &newton));
 
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %" PetscInt_FMT "^3, %s: DMCreateMatrix %.3f s, fill %.3f s; CG+Jacobi %.3f s (%" PetscInt_FMT " its, residual %.3e); multigrid %.3f s (%" PetscInt_FMT " its, residual %.3e); Newton %.3f s (%" PetscInt_FMT " steps, %" PetscInt_FMT " linear its, |F| %.3e); whole %.3f s\n", stencil, n, type, t[1] - t[0], t[2] - t[1], t[4] - t[3], its_cg, (double)rnorm_cg, t[5] - t[4], its_mg, (double)rnorm_mg, t[6] - t[5], its_newton, its_newton_lin, (double)fnorm, t[6] - t[0]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %" PetscInt_FMT "^3, %s%s%s: DMCreateMatrix %.3f s, fill %.3f s; CG+Jacobi %.3f s (%" PetscInt_FMT " its, residual %.3e); multigrid, %" PetscInt_FMT " levels, %.3f s (%" PetscInt_FMT " its, residual %.3e); Newton %.3f s (%" PetscInt_FMT " steps, %" PetscInt_FMT " linear its, |F| %.3e); whole %.3f s\n", stencil, n, type, label[0] ? " " : "", label, create, fill, cg, its_cg, (double)rnorm_cg, levels, mg, its_mg, (double)rnorm_mg, newton, its_newton, its_newton_lin, (double)fnorm, create + fill + cg + mg + newton));
   if (csv[0]) {
     PetscMPIInt rank, size;
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -227,8 +262,8 @@ int main(int argc, char **argv)
     if (!rank) {
       FILE *f = fopen(csv, "a");
       PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
-      if (ftell(f) == 0) fprintf(f, "stencil,n,mat_type,ranks,create_s,fill_s,cg_s,cg_its,mg_s,mg_its,newton_s,newton_steps,newton_linear_its,whole_s\n");
-      fprintf(f, "%s,%ld,%s,%d,%.4f,%.4f,%.4f,%ld,%.4f,%ld,%.4f,%ld,%ld,%.4f\n", stencil, (long)n, type, size, t[1] - t[0], t[2] - t[1], t[4] - t[3], (long)its_cg, t[5] - t[4], (long)its_mg, t[6] - t[5], (long)its_newton, (long)its_newton_lin, t[6] - t[0]);
+      if (ftell(f) == 0) fprintf(f, "stencil,n,mat_type,label,ranks,create_s,fill_s,cg_s,cg_its,mg_levels,mg_s,mg_its,newton_s,newton_steps,newton_linear_its,whole_s\n");
+      fprintf(f, "%s,%ld,%s,%s,%d,%.4f,%.4f,%.4f,%ld,%ld,%.4f,%ld,%.4f,%ld,%ld,%.4f\n", stencil, (long)n, type, label, size, create, fill, cg, (long)its_cg, (long)levels, mg, (long)its_mg, newton, (long)its_newton, (long)its_newton_lin, create + fill + cg + mg + newton);
       fclose(f);
     }
   }

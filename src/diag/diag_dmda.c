@@ -143,6 +143,80 @@ static PetscErrorCode DiagGridOffsets(const DiagGrid *g, PetscInt m, unsigned ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static inline PetscInt DiagBitsSet(unsigned char b)
+{
+  b = (unsigned char)(b - ((b >> 1) & 0x55));
+  b = (unsigned char)((b & 0x33) + ((b >> 2) & 0x33));
+  return (b + (b >> 4)) & 0x0f;
+}
+
+/* The structure bit of every entry of the stencil.  Off the periodic seams an entry of
+   displacement q and components (c, e) lies on one stored diagonal, found once; its slot is then
+   index arithmetic (HM: min(row, column), CDM: the row).  Entries across a seam take the
+   general lookup. */
+static PetscErrorCode DiagGridMark(Mat A, const DiagGrid *g)
+{
+  Mat_SeqDiag      *d    = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f    = &d->fmt;
+  const PetscInt    dof  = g->dof;
+  const PetscBool   hm   = f->scheme == DIAG_SCHEME_HM ? PETSC_TRUE : PETSC_FALSE;
+  unsigned char    *bits = d->structure;
+  PetscInt         *diag, *shift, p[3];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(g->ndisp * dof * dof, &diag, g->ndisp * dof * dof, &shift));
+  for (PetscInt q = 0; q < g->ndisp; q++)
+    for (PetscInt c = 0; c < dof; c++)
+      for (PetscInt e = 0; e < dof; e++) {
+        const PetscInt at = (q * dof + c) * dof + e;
+
+        shift[at] = e - c + dof * (g->disp[q][0] + g->L[0] * (g->disp[q][1] + g->L[1] * g->disp[q][2])); /* column - row */
+        diag[at]  = PetscAbsInt(shift[at]) < A->rmap->n ? DiagFind(f, hm ? shift[at] : (shift[at] + A->rmap->n) % A->rmap->n) : -1;
+      }
+  for (p[2] = 0; p[2] < g->L[2]; p[2]++)
+    for (p[1] = 0; p[1] < g->L[1]; p[1]++)
+      for (p[0] = 0; p[0] < g->L[0]; p[0]++) {
+        const PetscInt here = p[0] + g->L[0] * (p[1] + g->L[1] * p[2]);
+
+        for (PetscInt q = 0; q < g->ndisp; q++) {
+          PetscBool seam = PETSC_FALSE, off = PETSC_FALSE;
+
+          for (PetscInt a = 0; a < 3; a++) {
+            const PetscInt at = p[a] + g->disp[q][a];
+
+            if (at < 0 || at >= g->L[a]) {
+              if (g->wrap[a]) seam = PETSC_TRUE;
+              else off = PETSC_TRUE;
+            }
+          }
+          if (off) continue;
+          for (PetscInt c = 0; c < dof; c++) {
+            const PetscInt *list;
+            PetscInt        first, last;
+
+            DiagGridCouplings(g, q, c, &list, &first, &last);
+            for (PetscInt k = first; k < last; k++) {
+              const PetscInt e = list ? list[k] : k, row = dof * here + c;
+              PetscInt64     slot;
+
+              if (seam) {
+                const PetscInt col = dof * DiagGridNeighbour(g, p, q) + e;
+
+                slot = MatDiagSlot_SeqDiag(A, row, col) - f->val;
+              } else {
+                const PetscInt at = (q * dof + c) * dof + e;
+
+                slot = f->start[diag[at]] + (hm ? PetscMin(row, row + shift[at]) : row);
+              }
+              DiagStructureSet(bits, slot);
+            }
+          }
+        }
+      }
+  PetscCall(PetscFree2(diag, shift));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM da, PetscBool *built)
 {
   Mat_SeqDiag   *d = (Mat_SeqDiag *)A->spptr;
@@ -154,7 +228,6 @@ PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM da, PetscBool *built)
   PetscInt64     hm, cdm, stored, entries = 0, marked = 0;
   DiagFormat     fmt;
   DiagStatus     st;
-  PetscInt       p[3];
 
   PetscFunctionBegin;
   *built = PETSC_FALSE;
@@ -179,15 +252,8 @@ PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM da, PetscBool *built)
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
   PetscCall(PetscCalloc1(d->fmt.start[d->fmt.ndiag] / 8 + 1, &d->structure));
   d->structure_for = d->fmt.offset;
-  for (p[2] = 0; p[2] < g.L[2]; p[2]++)
-    for (p[1] = 0; p[1] < g.L[1]; p[1]++)
-      for (p[0] = 0; p[0] < g.L[0]; p[0]++)
-        DIAG_GRID_FOR_ENTRIES(&g, p, row, col, {
-          const PetscInt64 at = MatDiagSlot_SeqDiag(A, row, col) - d->fmt.val;
-
-          marked += !DiagStructureHas(d->structure, at);
-          DiagStructureSet(d->structure, at);
-        });
+  PetscCall(DiagGridMark(A, &g));
+  for (PetscInt64 b = 0; b < d->fmt.start[d->fmt.ndiag] / 8 + 1; b++) marked += DiagBitsSet(d->structure[b]);
   d->fmt.nnz = marked; /* a skinny periodic grid reaches some neighbours twice */
   PetscCall(PetscFree(g.disp));
   PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
