@@ -58,8 +58,10 @@ PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice 
 /* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 (or 16) rows, each warp
    walking diagonals of C: what DiagDeviceProductNumeric runs when the banded kernel does not apply
    and A's entry diagonals fit 200 KiB (or the device's shared memory a block) on 16 rows (at
-   most 1600 diagonals on an H100/H200), else the pairs
-   kernel.  PETSC_ERR_SUP when they do not fit. */
+   most 1600 diagonals on an H100/H200) while at least DIAG_STAGED_MIN_PAIRS pairs of diagonals
+   meet on each diagonal of C on average, else the pairs kernel.  PETSC_ERR_SUP when they do
+   not fit. */
+#define DIAG_STAGED_MIN_PAIRS 16
 PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The rows of the staged kernel's tiles for this product: 32, 16, or 0 when A's diagonals do not fit */
 PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);

@@ -190,7 +190,10 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
     PetscFunctionReturn(0);
   }
   PetscCall(DiagDeviceProductStagedRows(p, &T));
-  if (T && p->npairs) { /* A's diagonals fit the staged kernel's shared memory */
+  /* the staged kernel when A's diagonals fit its shared memory and enough pairs meet on each
+     diagonal of C to repay the staging (H100, the DIAG paper's tables: pairs faster up to 9.5
+     pairs a diagonal of C, 400 x 200 diagonals, staged from 25, 500 x 500) */
+  if (T && p->npairs && p->npairs >= DIAG_STAGED_MIN_PAIRS * (PetscInt64)p->ndiag_c) {
     PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
     PetscFunctionReturn(0);
   }
