@@ -150,17 +150,47 @@ static inline PetscInt DiagBitsSet(unsigned char b)
   return (b + (b >> 4)) & 0x0f;
 }
 
-/* The structure bit of every entry of the stencil.  Off the periodic seams an entry of
-   displacement q and components (c, e) lies on one stored diagonal, found once; its slot is then
-   index arithmetic (HM: min(row, column), CDM: the row).  Entries across a seam take the
+/* Bits [from, from + count) set, whole bytes at once inside */
+static void DiagStructureSetRun(unsigned char *bits, PetscInt64 from, PetscInt64 count)
+{
+  PetscInt64 p = from, end = from + count;
+
+  for (; p < end && (p & 7); p++) DiagStructureSet(bits, p);
+  if (end - p >= 8) {
+    memset(bits + (p >> 3), 0xff, (size_t)((end - p) >> 3));
+    p += (end - p) & ~(PetscInt64)7;
+  }
+  for (; p < end; p++) DiagStructureSet(bits, p);
+}
+
+/* The structure bits of the entries of point p through displacement q, one at a time (the
+   general lookup: across a periodic seam) */
+static void DiagGridMarkPoint(Mat A, const DiagGrid *g, const PetscInt p[3], PetscInt q)
+{
+  Mat_SeqDiag   *d     = (Mat_SeqDiag *)A->spptr;
+  const PetscInt there = DiagGridNeighbour(g, p, q), here = p[0] + g->L[0] * (p[1] + g->L[1] * p[2]);
+
+  if (there < 0) return;
+  for (PetscInt c = 0; c < g->dof; c++) {
+    const PetscInt *list;
+    PetscInt        first, last;
+
+    DiagGridCouplings(g, q, c, &list, &first, &last);
+    for (PetscInt k = first; k < last; k++) DiagStructureSet(d->structure, MatDiagSlot_SeqDiag(A, g->dof * here + c, g->dof * there + (list ? list[k] : k)) - d->fmt.val);
+  }
+}
+
+/* The structure bit of every entry of the stencil.  Along a grid line, the points whose
+   neighbour through displacement q lies inside the grid (no seam crossed) make a run of rows
+   whose entries (c, e) lie on one stored diagonal, found once, at consecutive slots (HM:
+   min(row, column), CDM: the row): a run of bits.  Entries across a periodic seam take the
    general lookup. */
 static PetscErrorCode DiagGridMark(Mat A, const DiagGrid *g)
 {
-  Mat_SeqDiag      *d    = (Mat_SeqDiag *)A->spptr;
-  const DiagFormat *f    = &d->fmt;
-  const PetscInt    dof  = g->dof;
-  const PetscBool   hm   = f->scheme == DIAG_SCHEME_HM ? PETSC_TRUE : PETSC_FALSE;
-  unsigned char    *bits = d->structure;
+  Mat_SeqDiag      *d   = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f   = &d->fmt;
+  const PetscInt    dof = g->dof, L0 = g->L[0];
+  const PetscBool   hm  = f->scheme == DIAG_SCHEME_HM ? PETSC_TRUE : PETSC_FALSE;
   PetscInt         *diag, *shift, p[3];
 
   PetscFunctionBegin;
@@ -170,46 +200,43 @@ static PetscErrorCode DiagGridMark(Mat A, const DiagGrid *g)
       for (PetscInt e = 0; e < dof; e++) {
         const PetscInt at = (q * dof + c) * dof + e;
 
-        shift[at] = e - c + dof * (g->disp[q][0] + g->L[0] * (g->disp[q][1] + g->L[1] * g->disp[q][2])); /* column - row */
+        shift[at] = e - c + dof * (g->disp[q][0] + L0 * (g->disp[q][1] + g->L[1] * g->disp[q][2])); /* column - row */
         diag[at]  = PetscAbsInt(shift[at]) < A->rmap->n ? DiagFind(f, hm ? shift[at] : (shift[at] + A->rmap->n) % A->rmap->n) : -1;
       }
   for (p[2] = 0; p[2] < g->L[2]; p[2]++)
     for (p[1] = 0; p[1] < g->L[1]; p[1]++)
-      for (p[0] = 0; p[0] < g->L[0]; p[0]++) {
-        const PetscInt here = p[0] + g->L[0] * (p[1] + g->L[1] * p[2]);
+      for (PetscInt q = 0; q < g->ndisp; q++) {
+        const PetscInt lo = PetscMax(0, -g->disp[q][0]), hi = PetscMin(L0, L0 - g->disp[q][0]); /* x-neighbour inside */
+        PetscBool      seam = PETSC_FALSE, off = PETSC_FALSE;
 
-        for (PetscInt q = 0; q < g->ndisp; q++) {
-          PetscBool seam = PETSC_FALSE, off = PETSC_FALSE;
+        for (PetscInt a = 1; a < 3; a++) {
+          const PetscInt at = p[a] + g->disp[q][a];
 
-          for (PetscInt a = 0; a < 3; a++) {
-            const PetscInt at = p[a] + g->disp[q][a];
-
-            if (at < 0 || at >= g->L[a]) {
-              if (g->wrap[a]) seam = PETSC_TRUE;
-              else off = PETSC_TRUE;
-            }
+          if (at < 0 || at >= g->L[a]) {
+            if (g->wrap[a]) seam = PETSC_TRUE;
+            else off = PETSC_TRUE;
           }
-          if (off) continue;
-          for (PetscInt c = 0; c < dof; c++) {
-            const PetscInt *list;
-            PetscInt        first, last;
+        }
+        if (off) continue;
+        if (seam || g->wrap[0]) /* the points of this line one by one */
+          for (p[0] = 0; p[0] < L0; p[0]++) {
+            if (!seam && p[0] >= lo && p[0] < hi) continue; /* below, as a run */
+            DiagGridMarkPoint(A, g, p, q);
+          }
+        if (seam || lo >= hi) continue;
+        for (PetscInt c = 0; c < dof; c++) {
+          const PetscInt *list;
+          PetscInt        first, last;
 
-            DiagGridCouplings(g, q, c, &list, &first, &last);
-            for (PetscInt k = first; k < last; k++) {
-              const PetscInt e = list ? list[k] : k, row = dof * here + c;
-              PetscInt64     slot;
+          DiagGridCouplings(g, q, c, &list, &first, &last);
+          for (PetscInt k = first; k < last; k++) {
+            const PetscInt   at   = (q * dof + c) * dof + (list ? list[k] : k);
+            const PetscInt64 row  = (PetscInt64)dof * (lo + L0 * (p[1] + g->L[1] * p[2])) + c;
+            const PetscInt64 slot = f->start[diag[at]] + row + (hm ? PetscMin(0, shift[at]) : 0);
 
-              if (seam) {
-                const PetscInt col = dof * DiagGridNeighbour(g, p, q) + e;
-
-                slot = MatDiagSlot_SeqDiag(A, row, col) - f->val;
-              } else {
-                const PetscInt at = (q * dof + c) * dof + e;
-
-                slot = f->start[diag[at]] + (hm ? PetscMin(row, row + shift[at]) : row);
-              }
-              DiagStructureSet(bits, slot);
-            }
+            if (dof == 1) DiagStructureSetRun(d->structure, slot, hi - lo);
+            else
+              for (PetscInt i = 0; i < hi - lo; i++) DiagStructureSet(d->structure, slot + (PetscInt64)dof * i);
           }
         }
       }
