@@ -44,3 +44,7 @@ PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);
 
 /* index[offset[t] + shift] = t for t < ndiag, -1 elsewhere (range entries), on the device */
 PetscErrorCode DiagDeviceIndexOffsets(int ndiag, const int *offset, int shift, int range, int **index);
+
+/* the banded kernel's tile of rows for these operands' bands (0: none fits), whether or not the
+   lists of banded pairs were made */
+PetscErrorCode DiagDeviceProductBandedTile(DiagDeviceProduct p, int *T);

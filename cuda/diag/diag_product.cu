@@ -80,6 +80,12 @@ static PetscErrorCode DiagBandedPairs(DiagDeviceProduct p, const DiagFormat *A, 
     else banded = PETSC_FALSE; /* both parts: a periodic band, or scattered offsets */
     if (banded) p->band_p = PetscMax(p->band_p, -sd[s]), p->band_q = PetscMax(p->band_q, sd[s]);
   }
+  if (banded && p->band_p + p->band_q < A->ncols) { /* and a tile of rows fits: else no lists to make */
+    int T;
+
+    PetscCall(DiagDeviceProductBandedTile(p, &T));
+    banded = (PetscBool)(T > 0);
+  }
   if (!banded || p->band_p + p->band_q >= A->ncols) {
     PetscCall(PetscFree(sd));
     PetscFunctionReturn(0);

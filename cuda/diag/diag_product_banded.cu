@@ -65,13 +65,12 @@ static size_t DiagBandedBytes(DiagDeviceProduct prod, int T)
   return sizeof(double) * ((size_t)prod->ndiag_a * T + (size_t)prod->ndiag_b * (T + prod->band_p + prod->band_q));
 }
 
-PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T)
+PetscErrorCode DiagDeviceProductBandedTile(DiagDeviceProduct prod, int *T)
 {
   static int optin = 0; /* the device's largest shared memory per block */
 
   PetscFunctionBegin;
   *T = 0;
-  if (!prod->a_signed) PetscFunctionReturn(0);
   if (!optin) {
     int dev;
 
@@ -83,6 +82,14 @@ PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T)
   for (int t = 128; t >= 32 && !*T; t /= 2)
     if (DiagBandedBytes(prod, t) <= 96 * 1024 && (prod->nrows + t - 1) / t >= DIAG_BANDED_MIN_BLOCKS) *T = t;
   if (!*T && DiagBandedBytes(prod, 32) <= (size_t)optin && (prod->nrows + 31) / 32 >= DIAG_BANDED_MIN_BLOCKS) *T = 32;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T)
+{
+  PetscFunctionBegin;
+  *T = 0;
+  if (prod->a_signed) PetscCall(DiagDeviceProductBandedTile(prod, T));
   PetscFunctionReturn(0);
 }
 

@@ -136,13 +136,22 @@ static PetscErrorCode DiagProductNumericDevice(Mat C)
   else PetscCall(MatDiagSyncDevice_SeqDiag(B));
   dl = pd->transpose_left ? pd->left_t_dev : da->dev;
   dr = pd->transpose_right ? pd->right_t_dev : db->dev;
-  if (!dc->dev) { /* C's values allocated on the device only (the numeric phase writes every one) */
-    DiagFormat skeleton = dc->fmt;
+  if (!dc->dev || !pd->dprod) { /* the first numeric phase: C's values allocated on the device only (the
+                                   numeric phase writes every one), the plan uploaded */
+    PetscLogDouble t0, t1, t2;
 
-    skeleton.val = NULL;
-    PetscCall(DiagDeviceCreate(&skeleton, &dc->dev));
+    PetscCall(PetscTime(&t0));
+    if (!dc->dev) {
+      DiagFormat skeleton = dc->fmt;
+
+      skeleton.val = NULL;
+      PetscCall(DiagDeviceCreate(&skeleton, &dc->dev));
+    }
+    PetscCall(PetscTime(&t1));
+    if (!pd->dprod) PetscCall(DiagDeviceProductCreate(&pd->plan, left, right, &dc->fmt, &pd->dprod));
+    PetscCall(PetscTime(&t2));
+    PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms, the plan (%" PetscInt64_FMT " pairs) uploaded in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3, pd->plan.npairs, (t2 - t1) * 1e3));
   }
-  if (!pd->dprod) PetscCall(DiagDeviceProductCreate(&pd->plan, left, right, &dc->fmt, &pd->dprod));
   if (paper && !(left->scheme == right->scheme && right->scheme == dc->fmt.scheme)) {
     PetscCall(PetscInfo(C, "DIAG product: -mat_diag_product paper needs operands of one scheme (%s and %s here): our kernel runs instead\n", DiagSchemeName(left->scheme), DiagSchemeName(right->scheme)));
     paper = PETSC_FALSE;
