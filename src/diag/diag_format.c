@@ -1,9 +1,5 @@
 /* DIAG on the host: building HM and CDM from CSR, the diagonal product (the products with
    vectors: diag_host_spmv.c). */
-#if defined(__linux__)
-  #include <sys/mman.h> /* madvise */
-#endif
-#include <stdint.h>
 #include "diag_format.h"
 #include <stdlib.h>
 #include <string.h>
@@ -85,21 +81,6 @@ static PetscInt64 DiagSlotOf(DiagScheme scheme, PetscInt i, PetscInt offset)
   return scheme == DIAG_SCHEME_HM ? i - DiagHMFirstRow(offset) : i;
 }
 
-/* Large value arrays are touched first where they are filled (MatSetValues, a DMDA's fill):
-   on 2 MiB pages that costs 512 times fewer page faults where the kernel leaves huge pages to
-   madvise (a hint only: nothing changes where it is ignored) */
-static void DiagAdviseHugePages(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20, first = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + bytes) & ~(huge - 1);
-
-  if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 /* offsets (ndiag of them, distinct) in the scheme's order; start[] and val (zeros) for them */
 static DiagStatus DiagAllocate(DiagScheme scheme, PetscInt m, PetscInt n, PetscInt ndiag, PetscInt *offset, DiagFormat *fmt)
 {
@@ -115,9 +96,7 @@ static DiagStatus DiagAllocate(DiagScheme scheme, PetscInt m, PetscInt n, PetscI
   fmt->start[0] = 0;
   for (PetscInt t = 0; t < ndiag; t++) fmt->start[t + 1] = fmt->start[t] + (scheme == DIAG_SCHEME_HM ? DiagHMLength(m, n, offset[t]) : n);
   fmt->val = (PetscScalar *)calloc((size_t)PetscMax(fmt->start[ndiag], 1), sizeof(PetscScalar));
-  if (!fmt->val) return DIAG_ERR_MEMORY;
-  DiagAdviseHugePages(fmt->val, sizeof(PetscScalar) * (size_t)fmt->start[ndiag]);
-  return DIAG_OK;
+  return fmt->val ? DIAG_OK : DIAG_ERR_MEMORY;
 }
 
 /* The offsets marked in present[] (slot d + m - 1 for HM, k for CDM), in a new array. */
