@@ -339,7 +339,7 @@ static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, const DiagTableRow *row, const char *scheme, PetscInt warmup, PetscInt first_reps, PetscInt reps, PetscInt64 csr_max_nnz, PetscInt check_max_n, FILE *csv, PetscInt64 *csr_failed_nnz, PetscBool *failed)
+static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, const DiagTableRow *row, const char *scheme, PetscInt warmup, PetscInt first_reps, PetscInt reps, PetscInt64 csr_max_nnz, PetscInt check_max_n, FILE *csv, PetscInt64 *csr_failed_flops, PetscBool *failed)
 {
   PetscInt        *off, noff;
   RowCSR           a, b;
@@ -380,7 +380,7 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
   /* the kernel alone, the counts, the check */
   PetscCall(BenchKernel(timer, row->n, sa == MAT_DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM, sb == MAT_DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM, &a, &b, warmup, reps, check_max_n, kernel, &C, &plan, &bytes, &err));
   if (err > 1e-12) *failed = PETSC_TRUE;
-  if (a.nnz >= *csr_failed_nnz) csr_max_nnz = 0;
+  if (plan.flops >= *csr_failed_flops) csr_max_nnz = 0; /* aijcusparse failed on a product of this size */
 #if defined(PETSC_HAVE_CUDA)
   if (a.nnz <= csr_max_nnz) { /* aijcusparse through MatProduct */
     Mat            Ag, Bg;
@@ -396,10 +396,10 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
     PetscCall(PetscPopErrorHandler());
     if (ierr) { /* C is left as it is (its destruction after a failed symbolic phase throws in
                    thrust); the larger rows skip the CSR products */
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  aijcusparse MatProduct: FAILED (error %d); the CSR products of rows with this many nonzeros or more are skipped\n", (int)ierr));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  aijcusparse MatProduct: FAILED (error %d); the CSR products of rows of as many flops or more are skipped\n", (int)ierr));
       (void)cudaGetLastError();
       p_first = p_num = -1;
-      *csr_failed_nnz = a.nnz;
+      *csr_failed_flops = plan.flops;
       pr.C = NULL;
     }
     PetscCall(MatDestroy(&pr.C));
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
   PetscInt            warmup = 2, reps = 20, first_reps = 5, check_max_n = 20000, nall;
   PetscReal           csr_max_nnz = 5e7;
   PetscBool           failed = PETSC_FALSE, avail;
-  PetscInt64          csr_failed_nnz = ((PetscInt64)1) << 62; /* A's nonzeros where aijcusparse's product failed */
+  PetscInt64          csr_failed_flops = ((PetscInt64)1) << 62; /* the flops of the smallest product aijcusparse failed on */
   const char         *why;
   const DiagTableRow *all;
   BenchTimer          timer;
@@ -479,7 +479,7 @@ int main(int argc, char **argv)
     for (PetscInt r = 0; r < nall; r++)
       if (!strcmp(all[r].name, name)) row = &all[r];
     PetscCheck(row, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-rows: no row %s (see examples/diag_tables.c)", name);
-    PetscCall(BenchRow(&timer, &bw, row, scheme, warmup, first_reps, reps, (PetscInt64)csr_max_nnz, check_max_n, csv, &csr_failed_nnz, &failed));
+    PetscCall(BenchRow(&timer, &bw, row, scheme, warmup, first_reps, reps, (PetscInt64)csr_max_nnz, check_max_n, csv, &csr_failed_flops, &failed));
   }
   if (csv) fclose(csv);
   PetscCall(BenchTimerDestroy(&timer));

@@ -19,7 +19,9 @@ struct _n_DiagDeviceProduct {
   int        nrows, ncols, inner, ndiag_c, max_len;
   int        ndiag_a, ndiag_b;  /* of the A and B it was made for (checked by the tiled product) */
   long long  npairs, flops;
-  /* the plan (DiagProductPlan): pairs of entry diagonals grouped by C's diagonal */
+  /* the plan (DiagProductPlan): pairs of entry diagonals grouped by C's diagonal; the arrays
+     below lie in plan_block, one device allocation */
+  void      *plan_block;
   int       *pair_start;        /* ndiag_c + 1 */
   int       *pair_a, *pair_b;   /* entry diagonals of A and B */
   int       *ea_d, *eb_d;       /* their offsets j - i */

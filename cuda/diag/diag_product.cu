@@ -37,29 +37,6 @@ static DiagArrays DiagArraysOf(DiagDevice d)
 }
 
 /* copies of host arrays to the device (int or long long), allocation errors naming 'what' */
-static PetscErrorCode DiagUploadInt(int **d, const PetscInt *h, PetscInt64 n, const char *what)
-{
-  int           *tmp;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1(PetscMax(n, 1), &tmp));
-  for (PetscInt64 i = 0; i < n; i++) tmp[i] = (int)h[i];
-  ierr = GpuMatsCUDAMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(int), what);
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(*d, tmp, (size_t)n * sizeof(int));
-  PetscCall(PetscFree(tmp));
-  PetscCall(ierr);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode DiagUploadLong(long long **d, const PetscInt64 *h, PetscInt64 n, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(long long), what));
-  PetscCall(GpuMatsCUDACopyToDevice(*d, h, (size_t)n * sizeof(long long)));
-  PetscFunctionReturn(0);
-}
-
 /* The banded kernel's pairs of stored diagonals when A is a banded CDM matrix (each compact
    diagonal one super- or subdiagonal) and A, B, C are CDM: a_signed, band_p, band_q and the
    lists, each (s, t) with (k_s + k_t) mod n a diagonal of C once.  A has few diagonals here:
@@ -155,27 +132,37 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
   p->neb        = (int)plan->neb;
   p->flops      = plan->flops;
   for (PetscInt c = 0; c < C->ndiag; c++) p->max_len = PetscMax(p->max_len, (int)(C->start[c + 1] - C->start[c]));
-  /* the plan: O(pairs + diagonals) integers, nothing n-long */
-  snprintf(what, sizeof(what), "DIAG product: pairs of diagonals (%lld)", (long long)plan->npairs);
+  /* the plan: O(pairs + diagonals) integers, nothing n-long, in one block (one allocation and one
+     copy: seven of each cost more than the copy itself at the tables' sizes) */
+  snprintf(what, sizeof(what), "DIAG product: the plan, %lld pairs of diagonals", (long long)plan->npairs);
   {
-    int *ps;
+    const size_t nlong = (size_t)plan->nea + (size_t)plan->neb, nint = (size_t)C->ndiag + 1 + 2 * (size_t)plan->npairs + (size_t)plan->nea + (size_t)plan->neb;
+    const size_t bytes = nlong * sizeof(long long) + nint * sizeof(int);
+    char        *h     = NULL;
 
-    ierr = PetscMalloc1(C->ndiag + 1, &ps);
+    ierr = PetscMalloc1(bytes, &h);
+    if (!ierr) ierr = GpuMatsCUDAMalloc(&p->plan_block, bytes, what);
     if (!ierr) {
-      for (PetscInt c = 0; c <= C->ndiag; c++) ps[c] = (int)plan->pair_start[c];
-      ierr = GpuMatsCUDAMalloc((void **)&p->pair_start, (size_t)(C->ndiag + 1) * sizeof(int), what);
-      if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_start, ps, (size_t)(C->ndiag + 1) * sizeof(int));
-      (void)PetscFree(ps);
+      long long *hl = (long long *)h, *dl = (long long *)p->plan_block;
+      int       *hi = (int *)(hl + nlong), *di = (int *)(dl + nlong);
+
+      p->ea_base = dl, p->eb_base = dl + plan->nea;
+      for (PetscInt e = 0; e < plan->nea; e++) hl[e] = plan->ea_base[e];
+      for (PetscInt e = 0; e < plan->neb; e++) hl[plan->nea + e] = plan->eb_base[e];
+      p->pair_start = di;
+      for (PetscInt c = 0; c <= C->ndiag; c++) hi[c] = (int)plan->pair_start[c];
+      di += C->ndiag + 1, hi += C->ndiag + 1;
+      p->pair_a = di, p->pair_b = di + plan->npairs;
+      memcpy(hi, plan->pair_a, (size_t)plan->npairs * sizeof(int));
+      memcpy(hi + plan->npairs, plan->pair_b, (size_t)plan->npairs * sizeof(int));
+      di += 2 * plan->npairs, hi += 2 * plan->npairs;
+      p->ea_d = di, p->eb_d = di + plan->nea;
+      for (PetscInt e = 0; e < plan->nea; e++) hi[e] = (int)plan->ea_d[e];
+      for (PetscInt e = 0; e < plan->neb; e++) hi[plan->nea + e] = (int)plan->eb_d[e];
+      ierr = GpuMatsCUDACopyToDevice(p->plan_block, h, bytes);
     }
+    (void)PetscFree(h);
   }
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&p->pair_a, (size_t)PetscMax(plan->npairs, 1) * sizeof(int), what);
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_a, plan->pair_a, (size_t)plan->npairs * sizeof(int));
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&p->pair_b, (size_t)PetscMax(plan->npairs, 1) * sizeof(int), what);
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(p->pair_b, plan->pair_b, (size_t)plan->npairs * sizeof(int));
-  if (!ierr) ierr = DiagUploadInt(&p->ea_d, plan->ea_d, plan->nea, "DIAG product: offsets of A's diagonals");
-  if (!ierr) ierr = DiagUploadInt(&p->eb_d, plan->eb_d, plan->neb, "DIAG product: offsets of B's diagonals");
-  if (!ierr) ierr = DiagUploadLong(&p->ea_base, plan->ea_base, plan->nea, "DIAG product: value bases of A's diagonals");
-  if (!ierr) ierr = DiagUploadLong(&p->eb_base, plan->eb_base, plan->neb, "DIAG product: value bases of B's diagonals");
   if (!ierr && p->one_scheme && C->scheme == DIAG_SCHEME_CDM) ierr = DiagBandedPairs(p, A, B, C);
   if (ierr) {
     (void)DiagDeviceProductDestroy(&p);
@@ -292,13 +279,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->c_index));
   PetscCall(GpuMatsCUDAFree((*prod)->b_index));
   PetscCall(GpuMatsCUDAFree((*prod)->a_signed));
-  PetscCall(GpuMatsCUDAFree((*prod)->pair_start));
-  PetscCall(GpuMatsCUDAFree((*prod)->pair_a));
-  PetscCall(GpuMatsCUDAFree((*prod)->pair_b));
-  PetscCall(GpuMatsCUDAFree((*prod)->ea_d));
-  PetscCall(GpuMatsCUDAFree((*prod)->eb_d));
-  PetscCall(GpuMatsCUDAFree((*prod)->ea_base));
-  PetscCall(GpuMatsCUDAFree((*prod)->eb_base));
+  PetscCall(GpuMatsCUDAFree((*prod)->plan_block));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_lo));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_hi));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_b));
