@@ -1,7 +1,7 @@
 static const char help[] = "Does a smaller matrix make the SpMV of a symmetric FCI Hamiltonian faster?  Times the same product\n\
 with 32-bit CSR columns (csr32), 16-bit column deltas with escapes (csr16d) and the upper triangle alone\n\
 (upper_atomic), against cuSPARSE CSR ALG1 and ALG2.\n\
-  -fcidump <file>              the FCI Hamiltonian of these integrals (examples/fci), with\n\
+  -fcidump <file>              the FCI Hamiltonian of these integrals (fci/), with\n\
     -fci_sector <none|isym|1..8> -fci_ordering <lexical|excitation> -fci_reference <lowest|aufbau>\n\
   -hubbard_lx <3> -hubbard_ly <4> -hubbard_t <1> -hubbard_u <8>   instead: the Hubbard model (open, half filling)\n\
   -n <20000> -seed <2024>      without either: a random symmetric matrix of n rows (smoke test)\n\

@@ -1,7 +1,7 @@
 static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (and PETSc's MATSEQAIJCUSPARSE) on a paper-like CI matrix.\n\
   -n <32768>                   rows = columns of the synthetic matrix (also try 131072)\n\
   -ref_fraction <0.1> -ref_density <0.2> -density <0.01> -seed <2018>   the matrix (ci_synthetic.h)\n\
-  -fcidump <file>              instead: the FCI Hamiltonian of these integrals (examples/fci), with\n\
+  -fcidump <file>              instead: the FCI Hamiltonian of these integrals (fci/), with\n\
     -fci_sector <none|isym|1..8> -fci_ordering <lexical|excitation> -fci_reference <lowest|aufbau>\n\
   -hubbard_lx <3> -hubbard_ly <4> -hubbard_t <1> -hubbard_u <8>   instead: the Hubbard model (open, half filling)\n\
                                (FCI rows: host CSR built row by row, OpenMP threads from OMP_NUM_THREADS)\n\

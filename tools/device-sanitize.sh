@@ -33,7 +33,7 @@ pcsr_ops|||tests/test_pcsr_ops
 diag_ops|||tests/test_diag_ops -large 20000 -binary_file $LOGS/diag_ops.bin
 diag_products|||tests/test_diag_products
 cihybrid_device_rows|||tests/test_cihybrid_device_rows
-fci_device|||examples/fci/test_fci_device $ROOT/.device/fcidump
+fci_device|||fci/test_fci_device $ROOT/.device/fcidump
 RUNS
 : > "$LOGS/jobs"
 for tool in ${GPUMATS_SANITIZE_TOOLS:-memcheck synccheck initcheck racecheck}; do

@@ -9,7 +9,7 @@
 # CUDA driver) and runs, one rank each, without mpiexec:
 #   diag_format       tests/test_diag_format
 #   cihybrid_builder  tests/test_cihybrid_builder
-#   fci               examples/fci test_fci -test headers,badinput,slater,hubbard
+#   fci               fci/tests test_fci -test headers,badinput,slater,hubbard
 #   cihybrid_ops      tests/test_cihybrid_ops
 #   pcsr_ops          tests/test_pcsr_ops
 # with  valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
@@ -47,7 +47,7 @@ for name in "$@"; do
   case $name in
     diag_format) cmd="$BUILD/tests/test_diag_format" ;;
     cihybrid_builder) cmd="$BUILD/tests/test_cihybrid_builder" ;;
-    fci) cmd="$BUILD/examples/fci/test_fci $data -test headers,badinput,slater,hubbard" ;;
+    fci) cmd="$BUILD/fci/test_fci $data -test headers,badinput,slater,hubbard" ;;
     cihybrid_ops) cmd="$BUILD/tests/test_cihybrid_ops -binary_file $BUILD/tests/valgrind_cihybrid_ops.bin" ;;
     pcsr_ops) cmd="$BUILD/tests/test_pcsr_ops -binary_file $BUILD/tests/valgrind_pcsr_ops.bin" ;;
     *) echo "unknown test $name (diag_format cihybrid_builder fci cihybrid_ops pcsr_ops)" >&2; exit 2 ;;

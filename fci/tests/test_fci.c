@@ -1,4 +1,4 @@
-static char help[] = "Tests of the FCI matrix builders (examples/fci).\n\n"
+static char help[] = "Tests of the FCI matrix builders (fci/).\n\n"
                      "Usage: test_fci [DATADIR] -test NAME[,NAME...] [PETSc/SLEPc options]\n"
                      "  DATADIR   folder with H2O.STO2G.INTDUMP and N2.STO3G.FCIDUMP (or -data_dir DATADIR);\n"
                      "            a test that needs it exits 77 (skip) when it is absent\n"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fci.h"
-#include "../testmat.h"
+#include "tests/testmat.h" /* the shared MATAIJ comparisons of the library tests */
 
 static const char help[] = "FCI Hamiltonian on the GPU against the host one\n";
 
