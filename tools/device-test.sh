@@ -24,7 +24,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 { [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
 status=0
-if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh tools/device-bench.sh "$B" "$OUT"; exit $?; fi
+if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh benchmarks/scripts/device-bench.sh "$B" "$OUT"; exit $?; fi
 # device vectors, then host vectors (staging path); few files come back from the
 # device, so one log, and the failures' errors on stdout
 # GPUMATS_TEST_VECTORS: the passes to run ("device host" by default; one of them to split the
@@ -54,5 +54,5 @@ for np in 1 2; do
   cat /tmp/product.log >> "$OUT/tests.log"
 done
 [ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
-sh tools/device-bench.sh "$B" "$OUT" || status=1
+sh benchmarks/scripts/device-bench.sh "$B" "$OUT" || status=1
 exit $status

@@ -16,7 +16,7 @@ with 32-bit CSR columns (csr32), 16-bit column deltas with escapes (csr16d) and 
 /* An experiment, not a format of the library: the SpMV of these matrices reads mostly the matrix,
    so bytes per nonzero should set the time.  csr32 reads 12 bytes a nonzero, csr16d 10 (plus 4 for
    each escaped column), upper_atomic about half of csr32 but pays with atomic updates of y.
-   The harness (timing, errors, bandwidth, cuSPARSE) is examples/bench_common.h; a kernel whose
+   The harness (timing, errors, bandwidth, cuSPARSE) is benchmarks/src/bench_common.h; a kernel whose
    error exceeds 1e-12 fails the run (nonzero exit status). */
 #include "bench_common.h"
 #include <math.h>

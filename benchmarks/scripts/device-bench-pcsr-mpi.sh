@@ -1,13 +1,13 @@
 #!/bin/sh
-# Multi-GPU PCSR on a GPU machine (examples/bench_pcsr_mpi.c): one MPI process per
+# Multi-GPU PCSR on a GPU machine (benchmarks/src/bench_pcsr_mpi.c): one MPI process per
 # GPU, equal rows (PCSR-I) against equal nonzeros (PCSR-II), with and without the
 # communication of x, and the parallel efficiency against the whole matrix on one
-# GPU, for the matrix set of tools/device-bench-pcsr.sh: the generated matrices, H2O
+# GPU, for the matrix set of benchmarks/scripts/device-bench-pcsr.sh: the generated matrices, H2O
 # 6-31G in its ISYM sector (from $GPUMATS_FCIDUMP_DIR, default .device/fcidump;
 # skipped when absent) and the Hubbard 3x4 model.
 # On a machine with one GPU the processes share it: correctness only, no speed-up.
 # Output: bench_pcsr_mpi.txt and bench_pcsr_mpi.csv in the output directory.
-# Usage: tools/device-bench-pcsr-mpi.sh <build dir> <output dir> [processes]
+# Usage: benchmarks/scripts/device-bench-pcsr-mpi.sh <build dir> <output dir> [processes]
 set -u
 B=$1 OUT=$2 NP=${3:-2}
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -16,7 +16,7 @@ mkdir -p "$OUT"
 rm -f "$OUT/bench_pcsr_mpi.csv" "$OUT/bench_pcsr_mpi.txt"
 F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}
 bench() {
-  "$MPIEXEC" -n "$NP" "$B/examples/bench_pcsr_mpi" "$@" -csv "$OUT/bench_pcsr_mpi.csv" > /tmp/bench_pcsr_mpi_run.txt 2>&1 || status=1
+  "$MPIEXEC" -n "$NP" "$B/benchmarks/bench_pcsr_mpi" "$@" -csv "$OUT/bench_pcsr_mpi.csv" > /tmp/bench_pcsr_mpi_run.txt 2>&1 || status=1
   tee -a "$OUT/bench_pcsr_mpi.txt" < /tmp/bench_pcsr_mpi_run.txt
 }
 for m in stencil5:2000 stencil7:160 stencil27:100 elasticity:70 navierstokes:700 rmat:20 rmat:22 circuit:2000000 circuit:5000000; do

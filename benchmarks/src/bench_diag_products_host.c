@@ -1,5 +1,5 @@
 static const char help[] = "C = A B of seqdiag matrices on the host against seqaij's MatProduct, on the rows of the DIAG\n\
-paper's Tables 1-2 and banded products (examples/diag_tables.c), with the paper's CPU time beside.\n\
+paper's Tables 1-2 and banded products (benchmarks/src/diag_tables.c), with the paper's CPU time beside.\n\
   -rows <t1-1000,...>  rows to run (default: Table 1, t2-200x200 and the bands at n = 10,240)\n\
   -scheme <auto>       diag scheme of A and B: auto, hm, cdm\n\
   -reps <5>            timed numeric phases (median); the first product is timed -first_reps <3> times\n\
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 
     for (PetscInt r = 0; r < nall; r++)
       if (!strcmp(all[r].name, name)) row = &all[r];
-    PetscCheck(row, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-rows: no row %s (see examples/diag_tables.c)", name);
+    PetscCheck(row, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-rows: no row %s (see benchmarks/src/diag_tables.c)", name);
     PetscCall(RunRow(row, scheme, first_reps, reps, count_only, csv));
   }
   if (csv) fclose(csv);

@@ -19,7 +19,7 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
                                products, and stop before any CUDA call (for machines without GPU)\n\
   -csv <path>                  also write every result as CSV\n";
 
-/* The harness (timing, errors, bandwidth, cuSPARSE, PETSc) is examples/bench_common.h:
+/* The harness (timing, errors, bandwidth, cuSPARSE, PETSc) is benchmarks/src/bench_common.h:
    GB/s over the minimal CSR traffic, errors relative to |A||x|, a kernel whose error
    exceeds 1e-12 fails the run (nonzero exit status). */
 #include "bench_common.h"

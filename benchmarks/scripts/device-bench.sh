@@ -9,7 +9,7 @@
 # Output: bench.txt (appended), bench_32768.csv, bench_131072.csv, sweep_32768.csv,
 # and bench_real.csv, the real matrices' CSVs in one file with a first column
 # 'matrix' (few files come back from the device).
-# Usage: tools/device-bench.sh <build dir> <output dir>
+# Usage: benchmarks/scripts/device-bench.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
 F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}
@@ -18,11 +18,11 @@ for n in 32768 131072; do
   # 131072 rows keep the paper's ~950 nonzeros a row (124.6M nonzeros): densities scaled by 1/4
   dens=""; [ $n = 131072 ] && dens="-ref_density 0.05 -density 0.0025"
   spmm=""; [ $n = 32768 ] && spmm="-spmm_k 1,8,16"
-  "$B/examples/bench_cihybrid" -n $n $dens $spmm -csv "$OUT/bench_$n.csv" > /tmp/bench_$n.txt 2>&1 || status=1
+  "$B/benchmarks/bench_cihybrid" -n $n $dens $spmm -csv "$OUT/bench_$n.csv" > /tmp/bench_$n.txt 2>&1 || status=1
   cat /tmp/bench_$n.txt | tee -a "$OUT/bench.txt"
 done
 if [ "${GPUMATS_SWEEP:-1}" = 1 ]; then
-  "$B/examples/bench_cihybrid" -n 32768 -sweep -sweep_step 64 -csv "$OUT/sweep_32768.csv" > /tmp/sweep.txt 2>&1 || status=1
+  "$B/benchmarks/bench_cihybrid" -n 32768 -sweep -sweep_step 64 -csv "$OUT/sweep_32768.csv" > /tmp/sweep.txt 2>&1 || status=1
   tail -25 /tmp/sweep.txt | tee -a "$OUT/bench.txt"
 fi
 
@@ -37,7 +37,7 @@ real() { # $1 name, $2 FCIDUMP file or '-' (none needed), then the matrix option
   fi
   rm -f /tmp/bench_real_$name.csv
   echo "== real matrix $name: bench_cihybrid $* -spmm_k 1,8,16 -check_shapes 0" | tee -a "$OUT/bench.txt"
-  "$B/examples/bench_cihybrid" "$@" -spmm_k 1,8,16 -check_shapes 0 \
+  "$B/benchmarks/bench_cihybrid" "$@" -spmm_k 1,8,16 -check_shapes 0 \
     -csv /tmp/bench_real_$name.csv > /tmp/bench_real_$name.txt 2>&1 || status=1
   cat /tmp/bench_real_$name.txt | tee -a "$OUT/bench.txt"
   if [ -f /tmp/bench_real_$name.csv ]; then

@@ -1,8 +1,8 @@
-static const char help[] = "Times the PCSR SpMV kernels (cuda/pcsr) against cuSPARSE and PETSc's MATSEQAIJCUSPARSE on the matrices of examples/matgen.h.\n\
+static const char help[] = "Times the PCSR SpMV kernels (cuda/pcsr) against cuSPARSE and PETSc's MATSEQAIJCUSPARSE on the matrices of benchmarks/src/matgen.h.\n\
   -matrix <stencil5> -size <0>  one matrix (size 0: the matrix's default; the names are listed below)\n\
   -matrices <name:size,...>     a list of matrices instead, one after the other (fci: no size)\n\
   -label <text>                 the name of a single matrix in the report and CSV (default name:size)\n\
-  -fcidump <file> -fci_sector <isym> ..., -hubbard_lx <3> -hubbard_ly <4> ...   the matrix 'fci' (examples/bench_host.h)\n\
+  -fcidump <file> -fci_sector <isym> ..., -hubbard_lx <3> -hubbard_ly <4> ...   the matrix 'fci' (benchmarks/src/bench_host.h)\n\
   -seed <2016>                  of the generated matrices' structure and values\n\
   -warmup <20> -reps <200>      untimed and timed runs per kernel (median and min reported)\n\
   -transpose <true>             also time y = A^T x: PCSR atomic, PCSR transposed copy, cuSPARSE\n\
@@ -13,7 +13,7 @@ static const char help[] = "Times the PCSR SpMV kernels (cuda/pcsr) against cuSP
   -host_only                    build the matrices, print their statistics, check their structure and the\n\
                                 host reference product, and stop before any CUDA call (machines without GPU)\n";
 
-/* The harness is examples/bench_common.h: errors relative to |A||x| (1e-12, else the
+/* The harness is benchmarks/src/bench_common.h: errors relative to |A||x| (1e-12, else the
    exit status is nonzero), CUDA-event timing after a spin kernel, GB/s over the
    minimal CSR traffic nnz*(8+4) + (nrows+1)*4 + 8*ncols + 8*nrows bytes. */
 #include "bench_common.h"

@@ -1,7 +1,7 @@
 static const char help[] = "C = A B like for like: the seqdiag MatProduct, PETSc's aijcusparse MatProduct and cusparseSpGEMM,\n\
 on the rows of the DIAG paper's Tables 1-2 (each at its own n, random diagonals over [-n/4, n/4]) and banded\n\
-products at n = 10,240 (bands 5-401) and n = 10^6 (examples/diag_tables.c), with the paper's CUDA time beside.\n\
-  -rows <all>          rows to run (names in examples/diag_tables.c)\n\
+products at n = 10,240 (bands 5-401) and n = 10^6 (benchmarks/src/diag_tables.c), with the paper's CUDA time beside.\n\
+  -rows <all>          rows to run (names in benchmarks/src/diag_tables.c)\n\
   -scheme <auto>       diag scheme of A and B: auto, hm, cdm\n\
   -warmup <2> -reps <20> -first_reps <5>   untimed runs, timed numeric phases and timed first products (medians)\n\
   -csr_max_nnz <5e7>   skip aijcusparse and cusparseSpGEMM where A has more nonzeros (cuSPARSE runs out of resources)\n\
@@ -473,7 +473,7 @@ int main(int argc, char **argv)
 
     for (PetscInt r = 0; r < nall; r++)
       if (!strcmp(all[r].name, name)) row = &all[r];
-    PetscCheck(row, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-rows: no row %s (see examples/diag_tables.c)", name);
+    PetscCheck(row, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-rows: no row %s (see benchmarks/src/diag_tables.c)", name);
     PetscCall(BenchRow(&timer, &bw, row, scheme, warmup, first_reps, reps, (PetscInt64)csr_max_nnz, check_max_n, csv, &failed));
   }
   if (csv) fclose(csv);

@@ -1,4 +1,4 @@
-/* The matrix set of the SpMV benchmarks (examples/bench_pcsr): structured (PDE
+/* The matrix set of the SpMV benchmarks (benchmarks/src/bench_pcsr): structured (PDE
    stencils, elasticity, a multi-field flow problem), power-law (R-MAT), circuit-like
    and CI Hamiltonians, each a host CSR matrix built by name with a size parameter.
    Deterministic (hash-based values and edges: the same matrix on any number of
@@ -31,7 +31,7 @@ extern const char MatGenHelp[];
      navierstokes N  driven cavity (SNES ex19): 4 fields on N x N nodes, 5-point star (20 a row inside)
      rmat S          Graph500 R-MAT graph of 2^S vertices, edge factor 16
      circuit N       N nodes: 2-6 near neighbours each, plus 4 nets on 1-5% of the nodes
-     fci             the FCI matrix of -fcidump / -hubbard_* (examples/bench_host.h; size ignored) */
+     fci             the FCI matrix of -fcidump / -hubbard_* (benchmarks/src/bench_host.h; size ignored) */
 PetscErrorCode MatGenCreate(const char *name, PetscInt size, unsigned long long seed, MatGenInfo *info, PetscInt *nrows, PetscInt *ncols, PetscInt **rowptr, PetscInt **colidx, PetscScalar **vals);
 
 /* Checks a CSR matrix: rowptr[0] == 0 and nondecreasing, columns in [0, ncols) and

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The PCSR SpMV benchmark on a GPU machine (examples/bench_pcsr.cu): every PCSR
+# The PCSR SpMV benchmark on a GPU machine (benchmarks/src/bench_pcsr.cu): every PCSR
 # kernel against cuSPARSE CSR ALG1/ALG2 and PETSc's aijcusparse, the transposed
-# products and SpMM (k = 8), on the matrix set of examples/matgen.h at 1M-5M rows:
+# products and SpMM (k = 8), on the matrix set of benchmarks/src/matgen.h at 1M-5M rows:
 # the generated matrices in one run (one bandwidth measurement), then the FCI
 # matrices, each in its own run: H2O 6-31G in its ISYM sector (read from
 # $GPUMATS_FCIDUMP_DIR, default .device/fcidump, relative to the repository root;
@@ -9,7 +9,7 @@
 # minutes on an H100 or H200 (host generation with OpenMP, all cores).
 # Output: bench_pcsr.txt (the reports) and bench_pcsr.csv (one line per matrix
 # and kernel) in the output directory.
-# Usage: tools/device-bench-pcsr.sh <build dir> <output dir>
+# Usage: benchmarks/scripts/device-bench-pcsr.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
 F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}
@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 rm -f "$OUT/bench_pcsr.csv" "$OUT/bench_pcsr.txt"
 bench() {
   echo "== bench_pcsr $*" | tee -a "$OUT/bench_pcsr.txt"
-  "$B/examples/bench_pcsr" "$@" -reps "$REPS" -spmm_k 8 -csv "$OUT/bench_pcsr.csv" > /tmp/bench_pcsr_run.txt 2>&1 || status=1
+  "$B/benchmarks/bench_pcsr" "$@" -reps "$REPS" -spmm_k 8 -csv "$OUT/bench_pcsr.csv" > /tmp/bench_pcsr_run.txt 2>&1 || status=1
   tee -a "$OUT/bench_pcsr.txt" < /tmp/bench_pcsr_run.txt
 }
 # rows: 4M, 4.1M, 1M, 1.03M, 1.96M, 1M, 4.2M, 2M, 5M

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Draws the DIAG benchmark figures from the CSV of tools/device-bench-diag.sh.
+# Draws the DIAG benchmark figures from the CSV of benchmarks/scripts/device-bench-diag.sh.
 #
-#   sh tools/plot-diag.sh [RUN_DIR] [OUT_DIR]
+#   sh benchmarks/scripts/plot-diag.sh [RUN_DIR] [OUT_DIR]
 #
 #   RUN_DIR  bench_diag.csv (default benchmarks/h200-2026-11-24-diag)
 #   OUT_DIR  where the PNGs go (default benchmarks)
@@ -11,10 +11,10 @@
 # OUT_DIR/diag_product_h200.png (C = A A: our kernels, the paper's, aijcusparse's numeric
 # MatMatMult and a whole cusparseSpGEMM, ms, log scale).  Installs gnuplot if missing.
 set -e
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$root/benchmarks/h200-2026-11-24-diag}
 out=${2:-$root/benchmarks}
-. "$root/tools/need-gnuplot.sh"
+. "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

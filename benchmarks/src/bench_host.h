@@ -1,4 +1,4 @@
-/* Host side of examples/bench_cihybrid (plain C, OpenMP where the compiler has
+/* Host side of benchmarks/src/bench_cihybrid (plain C, OpenMP where the compiler has
    it): the FCI matrices (-fcidump, -hubbard_*) as a host CSR matrix built row
    by row with the FCI row generator, and a row-parallel reference product for
    blocks of columns. */

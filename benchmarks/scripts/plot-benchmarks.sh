@@ -1,14 +1,14 @@
 #!/bin/sh
 # Draws the benchmark figures (PNG) from the CSVs of a benchmark run.
 #
-#   sh tools/plot-benchmarks.sh [RUN_DIR] [MEMORY_CSV] [OUT_DIR]
+#   sh benchmarks/scripts/plot-benchmarks.sh [RUN_DIR] [MEMORY_CSV] [OUT_DIR]
 #
-#   RUN_DIR     CSVs of examples/bench_cihybrid (default benchmarks/h200-2026-11-22):
+#   RUN_DIR     CSVs of benchmarks/src/bench_cihybrid (default benchmarks/h200-2026-11-22):
 #               bench_32768.csv, bench_131072.csv, sweep_32768.csv, and
-#               bench_real.csv (tools/device-bench.sh: the real matrices, a first
+#               bench_real.csv (benchmarks/scripts/device-bench.sh: the real matrices, a first
 #               column `matrix`, SpMV and SpMM rows), and eigen_h2o.csv
 #               (tools/device-eigen.sh: end-to-end SLEPc solves)
-#   MEMORY_CSV  output of examples/ci_memory -csv (default benchmarks/memory.csv);
+#   MEMORY_CSV  output of benchmarks/src/ci_memory -csv (default benchmarks/memory.csv);
 #               also gives the rows and nonzeros of the real matrices
 #   OUT_DIR     where the PNGs go (default benchmarks)
 #
@@ -21,12 +21,12 @@
 # input skips its figure.  Installs gnuplot (Debian gnuplot-nox) if missing.
 set -e
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$root/benchmarks/h200-2026-11-22}
 mem=${2:-$root/benchmarks/memory.csv}
 out=${3:-$root/benchmarks}
 
-. "$root/tools/need-gnuplot.sh"
+. "$root/benchmarks/scripts/need-gnuplot.sh"
 
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -101,7 +101,7 @@ else
 fi
 
 # ---- (a') the same on the real matrices, one panel per matrix of bench_real.csv
-# the display name of a real matrix (the `matrix` key of tools/device-bench.sh)
+# the display name of a real matrix (the `matrix` key of benchmarks/scripts/device-bench.sh)
 # and its name in memory.csv, whose n gives the panel its size
 real_names() { # $1 key; sets rname, rmem
   case $1 in
@@ -379,5 +379,5 @@ EOF
   gnuplot "$tmp/memplot.gp"
   echo "plot-benchmarks: $out/memory.png"
 else
-  echo "plot-benchmarks: no $mem (build/examples/ci_memory -csv $mem): memory.png skipped"
+  echo "plot-benchmarks: no $mem (build/benchmarks/ci_memory -csv $mem): memory.png skipped"
 fi

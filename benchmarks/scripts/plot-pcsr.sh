@@ -1,8 +1,8 @@
 #!/bin/sh
-# Draws the PCSR benchmark figures from the CSVs of tools/device-bench-pcsr.sh and
-# tools/device-bench-pcsr-mpi.sh.
+# Draws the PCSR benchmark figures from the CSVs of benchmarks/scripts/device-bench-pcsr.sh and
+# benchmarks/scripts/device-bench-pcsr-mpi.sh.
 #
-#   sh tools/plot-pcsr.sh [RUN_DIR] [OUT_DIR]
+#   sh benchmarks/scripts/plot-pcsr.sh [RUN_DIR] [OUT_DIR]
 #
 #   RUN_DIR  bench_pcsr.csv and bench_pcsr_mpi.csv (default benchmarks/h200-2026-11-22-pcsr)
 #   OUT_DIR  where the PNGs go (default benchmarks)
@@ -12,10 +12,10 @@
 # OUT_DIR/pcsr_mpi_h200.png (2-GPU parallel efficiency of PCSR-I and PCSR-II, with
 # and without the communication).  Installs gnuplot (Debian gnuplot-nox) if missing.
 set -e
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$root/benchmarks/h200-2026-11-22-pcsr}
 out=${2:-$root/benchmarks}
-. "$root/tools/need-gnuplot.sh"
+. "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

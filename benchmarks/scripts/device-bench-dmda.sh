@@ -1,11 +1,11 @@
 #!/bin/sh
-# A whole DMDA program on a GPU machine (examples/bench_dmda: DMCreateMatrix + fill, CG/Jacobi,
+# A whole DMDA program on a GPU machine (benchmarks/src/bench_dmda: DMCreateMatrix + fill, CG/Jacobi,
 # multigrid, Newton with coloured finite-difference Jacobians, each part timed): diag against
 # aijcusparse (one rank, one GPU, CUDA vectors) and aij (on every CPU core), on a 7-point 161^3
 # and a 27-point 101^3 operator.  Results: $OUT/dmda.csv (one line a run) and $OUT/dmda.txt.
 # GPUMATS_DMDA_REPEAT runs of each GPU configuration (default 2); GPUMATS_DMDA_CASES to choose
 # ("star:161 box:101" by default); GPUMATS_DMDA_CPU=0 leaves the CPU runs out.
-# Usage: tools/device-bench-dmda.sh <build dir> <output dir>
+# Usage: benchmarks/scripts/device-bench-dmda.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
 NP=${GPUMATS_CPU_RANKS:-$(nproc)}
@@ -16,7 +16,7 @@ run() {
   label=$1 np=$2
   shift 2
   echo "== $label ($np rank(s)): $*" >> "$OUT/dmda.txt"
-  timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/examples/bench_dmda" "$@" -csv "$OUT/dmda.csv" >> "$OUT/dmda.txt" 2>&1 || { status=1; echo "   FAILED or timed out" >> "$OUT/dmda.txt"; }
+  timeout "$LIMIT" "$MPIEXEC" -n "$np" "$B/benchmarks/bench_dmda" "$@" -csv "$OUT/dmda.csv" >> "$OUT/dmda.txt" 2>&1 || { status=1; echo "   FAILED or timed out" >> "$OUT/dmda.txt"; }
   tail -1 "$OUT/dmda.txt"
 }
 for case in ${GPUMATS_DMDA_CASES:-star:161 box:101}; do

@@ -1,6 +1,6 @@
 static const char help[] = "Times the DIAG SpMV (HM and CDM, y = A x and y = A^T x) against cuSPARSE CSR ALG1/ALG2 and\n\
-PETSc's aijcusparse, and MatMult of the diag type itself, on the stencil matrices of examples/matgen.h.\n\
-  -matrices <stencil5:1000,...>  name:size list (examples/matgen.h)\n\
+PETSc's aijcusparse, and MatMult of the diag type itself, on the stencil matrices of benchmarks/src/matgen.h.\n\
+  -matrices <stencil5:1000,...>  name:size list (benchmarks/src/matgen.h)\n\
   -warmup <20> -reps <200>       untimed and timed SpMVs (median and min reported)\n\
   -bw_gib <4>                    size of the bandwidth-test array\n\
   -products <band:10000:5,...>   also C = A A: band:n:w (w diagonals around the main one) or\n\

@@ -1,4 +1,4 @@
-/* Host side of examples/bench_cihybrid: see bench_host.h. */
+/* Host side of benchmarks/src/bench_cihybrid: see bench_host.h. */
 #include "bench_host.h"
 #include "fci.h"
 #include <math.h>

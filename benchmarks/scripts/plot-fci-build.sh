@@ -1,7 +1,7 @@
 #!/bin/sh
 # Draws where the time of the CI main job goes, from the CSV of tools/device-fci-build.sh.
 #
-#   sh tools/plot-fci-build.sh [RUN_DIR] [OUT_DIR]
+#   sh benchmarks/scripts/plot-fci-build.sh [RUN_DIR] [OUT_DIR]
 #
 #   RUN_DIR  fci_build.csv (default benchmarks/h200-2026-11-24-fci-build)
 #   OUT_DIR  where the PNG goes (default benchmarks)
@@ -11,10 +11,10 @@
 # uploads inside its solve), the rest of the eigensolve.  Repeated runs: the one of median total.
 # Installs gnuplot if missing.
 set -e
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$root/benchmarks/h200-2026-11-24-fci-build}
 out=${2:-$root/benchmarks}
-. "$root/tools/need-gnuplot.sh"
+. "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

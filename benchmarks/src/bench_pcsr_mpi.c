@@ -3,7 +3,7 @@ mpiaijpcsr matrix on P MPI processes (one GPU each) with equal rows (PCSR-I) and
 nonzeros (PCSR-II, MatPCSRCreateRedistributed), with and without the communication of x,\n\
 the standard deviation across processes, and the parallel efficiency T1 / (P T_P), T1 the\n\
 time of the whole matrix as seqaijpcsr on the GPU of process 0 alone.\n\
-  -matrix <stencil7> -size <0>   the matrix (examples/matgen.h; 0: its default size)\n\
+  -matrix <stencil7> -size <0>   the matrix (benchmarks/src/matgen.h; 0: its default size)\n\
   -reps <100> -trials <7>        SpMVs per timed trial, and trials (the median is reported)\n\
   -label <name>                  the matrix's name in the output (default: -matrix:-size)\n\
   -csv <path>                    append a line per (partition, communication) to this file\n\
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscOptionsBegin(comm, NULL, "bench_pcsr_mpi options", NULL);
-  PetscCall(PetscOptionsString("-matrix", "matrix name (examples/matgen.h)", NULL, matrix, matrix, sizeof(matrix), NULL));
+  PetscCall(PetscOptionsString("-matrix", "matrix name (benchmarks/src/matgen.h)", NULL, matrix, matrix, sizeof(matrix), NULL));
   PetscCall(PetscOptionsInt("-size", "its size parameter (0: default)", NULL, size_param, &size_param, NULL));
   PetscCall(PetscOptionsString("-label", "the matrix's name in the output", NULL, label, label, sizeof(label), NULL));
   PetscCall(PetscOptionsInt("-reps", "SpMVs per trial", NULL, reps, &reps, NULL));

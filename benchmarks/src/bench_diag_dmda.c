@@ -5,7 +5,7 @@ no DM and no preallocation) and MatMult / MatMultTranspose.\n\
   -mult_size <60>             grid size of the products (7-point star and 27-point box)\n\
   -reps <50>                  products timed (the best of 3 rounds is kept)\n\
   -skip_assembly, -skip_mult\n\
-Run: build/examples/bench_diag_dmda (no -dll_append: it is linked with gpumats).\n";
+Run: build/benchmarks/bench_diag_dmda (no -dll_append: it is linked with gpumats).\n";
 
 #include <petscdmda.h>
 #include <petsctime.h>
