@@ -27,7 +27,7 @@ static char help[] = "Memory of CSR, ELLPACK, sliced ELLPACK and CIHYBRID for CI
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #include "ci_synthetic.h"
 #include "fci.h"
 

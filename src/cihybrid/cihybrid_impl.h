@@ -1,7 +1,7 @@
 /* MATSEQAIJCIHYBRID: a MATSEQAIJ whose multiplies run on a CIHYBRID shadow. */
 #pragma once
 #include "common/gpumats_impl.h"
-#include "cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #if GPUMATS_HAVE_CUDA
   #include "cuda/cihybrid/cihybrid_cuda.h"
 #endif

@@ -1,5 +1,9 @@
 /* The CIHYBRID storage format and its builder: plain C, PETSc types only.
 
+   Installed with gpumats.h for programs that build or measure the format without a Mat
+   (benchmarks/src/ci_memory.c, the builder's unit test); a Mat of type cihybrid builds it
+   by itself and needs none of this.
+
    Each row i of a CSR matrix is split after its first s_i nonzeros (columns
    stay sorted): the "Reference region" entries go to a row-major ELLPACK block
    of width W = max_i s_i, the "Expansion space" entries to a CSR remainder.
