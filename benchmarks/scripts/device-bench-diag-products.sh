@@ -8,7 +8,7 @@
 # makes most of these CDM); then the host numeric phase against seqaij's with the paper's CPU time
 # (benchmarks/src/bench_diag_products_host.c).  About 2-3 minutes on an H200 (timeouts: 120 + 45 + 60 s).
 # Usage: benchmarks/scripts/device-bench-diag-products.sh <build dir> <output dir>
-#   (build dir: tools/device-test.sh's, e.g. /tmp/gpumats-build; after a pull: ninja -C <build dir>)
+#   (build dir: tools/device/device-test.sh's, e.g. /tmp/gpumats-build; after a pull: ninja -C <build dir>)
 # Output: bench_diag_products.{csv,txt} (auto schemes), bench_diag_products_hm.{csv,txt},
 #         bench_diag_products_host.{csv,txt}.  GPUMATS_BENCH_REPS (20) numeric repetitions.
 set -u

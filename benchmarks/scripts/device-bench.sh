@@ -1,5 +1,5 @@
 #!/bin/sh
-# The SpMV benchmarks on a GPU machine (called by tools/device-test.sh):
+# The SpMV benchmarks on a GPU machine (called by tools/device/device-test.sh):
 # the paper-like CI matrices of 32768 and 131072 rows (32768 also with SpMM,
 # k = 1, 8, 16), then the BOUNDARY sweep, then real CI matrices from the FCI
 # row generator with SpMM: N2/STO-3G (full space), Hubbard 3x4 (U = 8, half

@@ -7,7 +7,7 @@
 #               bench_32768.csv, bench_131072.csv, sweep_32768.csv, and
 #               bench_real.csv (benchmarks/scripts/device-bench.sh: the real matrices, a first
 #               column `matrix`, SpMV and SpMM rows), and eigen_h2o.csv
-#               (tools/device-eigen.sh: end-to-end SLEPc solves)
+#               (tools/device/device-eigen.sh: end-to-end SLEPc solves)
 #   MEMORY_CSV  output of benchmarks/src/ci_memory -csv (default benchmarks/memory.csv);
 #               also gives the rows and nonzeros of the real matrices
 #   OUT_DIR     where the PNGs go (default benchmarks)
@@ -266,7 +266,7 @@ else
   echo "plot-benchmarks: no $run/sweep_32768.csv: boundary_sweep_h200.png skipped"
 fi
 
-# ---- (d) end-to-end eigensolves (tools/device-eigen.sh, eigen_h2o.csv) --------
+# ---- (d) end-to-end eigensolves (tools/device/device-eigen.sh, eigen_h2o.csv) --------
 # EPSSolve wall time of each configuration (the format set up on the device is
 # inside it), from the labels 'space_solver_type' that device-eigen.sh writes.
 # Two panels: Krylov-Schur (ISYM sector and full space), LOBPCG (block 8 and 16).
@@ -334,7 +334,7 @@ EOF
   gnuplot "$tmp/eig.gp"
   echo "plot-benchmarks: $out/eigen_h2o_h200.png"
 else
-  echo "plot-benchmarks: no $run/eigen_h2o.csv (tools/device-eigen.sh): eigen_h2o_h200.png skipped"
+  echo "plot-benchmarks: no $run/eigen_h2o.csv (tools/device/device-eigen.sh): eigen_h2o_h200.png skipped"
 fi
 
 # ---- (c) memory of the formats relative to CSR (ci_memory -csv) -------------

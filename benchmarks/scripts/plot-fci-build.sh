@@ -1,5 +1,5 @@
 #!/bin/sh
-# Draws where the time of the CI main job goes, from the CSV of tools/device-fci-build.sh.
+# Draws where the time of the CI main job goes, from the CSV of tools/device/device-fci-build.sh.
 #
 #   sh benchmarks/scripts/plot-fci-build.sh [RUN_DIR] [OUT_DIR]
 #

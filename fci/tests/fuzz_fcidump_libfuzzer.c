@@ -1,4 +1,4 @@
-/* libFuzzer harness of the FCIDUMP reader (coverage-guided; built by tools/fuzz-fcidump.sh with
+/* libFuzzer harness of the FCIDUMP reader (coverage-guided; built by tools/qa/fuzz-fcidump.sh with
    clang -fsanitize=fuzzer,address,undefined).  Every input must satisfy FCIDumpFuzzAcceptable:
    anything else aborts, and libFuzzer keeps the input as crash-<hash>. */
 #include <stdint.h>

@@ -2,7 +2,7 @@
 # On the GPU machine: interrupting the main job (SIGINT, SIGTERM) at several moments of the
 # Hamiltonian build, the upload and the solve leaves no process on the GPU, its memory back
 # at the level before, and no temporary file of -save behind.
-#   bash tools/device-interrupt.sh <build dir> <output dir>
+#   bash tools/device/device-interrupt.sh <build dir> <output dir>
 # Writes <output dir>/interrupt.txt; exits 1 when a check fails.
 set -u
 B=${1:-/tmp/gpumats-build}

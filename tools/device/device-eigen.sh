@@ -20,7 +20,7 @@
 # (ci_eigen's default); the '_hostmade' runs make it on the host and upload it, as before issue 10.
 # The '_sinvert' runs find the first excited state of the sector (-75.7752) by shift-and-invert
 # with an iterative inner solve (GMRES + Jacobi on A - sigma I, all products on the GPU).
-# Usage: tools/device-eigen.sh <build dir> <output dir>
+# Usage: tools/device/device-eigen.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
 F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}

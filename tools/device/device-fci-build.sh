@@ -17,7 +17,7 @@
 # host build (the device build is for one process), for the parallel efficiency of build and solve.
 # Output in $OUT: fci_build.csv (ci_eigen -csv, one line per run), fci_build.txt (what each run
 # printed, with the process wall time) and fci_build_info.txt.
-# Usage: tools/device-fci-build.sh <build dir> <older build dir or -> <output dir>
+# Usage: tools/device/device-fci-build.sh <build dir> <older build dir or -> <output dir>
 set -u
 B=$1 OLD=$2 OUT=$3
 F=${GPUMATS_FCIDUMP_DIR:-.device/fcidump}

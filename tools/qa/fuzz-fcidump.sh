@@ -1,13 +1,13 @@
 #!/bin/sh
 # Coverage-guided fuzzing of the FCIDUMP reader with libFuzzer under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang and libclang-rt-dev from Debian; PETSc from pkg-config).
-#   sh tools/fuzz-fcidump.sh [seconds (default 300)] [work folder (default /tmp/gpumats-fuzz)]
+#   sh tools/qa/fuzz-fcidump.sh [seconds (default 300)] [work folder (default /tmp/gpumats-fuzz)]
 # Seeds: the built-in inputs of fci/tests/fuzz_fcidump.c are not needed: the corpus starts
 # from ../shared/data/fcidump and fci/tests/fuzz-regressions.  A failing input is written as
 # <work>/crash-*: copy it into fci/tests/fuzz-regressions/<name>.fcidump, where the meson test
 # fci_fuzz reads it on every run, then fix the reader.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 secs=${1:-300}
 work=${2:-/tmp/gpumats-fuzz}
 command -v clang >/dev/null || { echo "fuzz-fcidump: clang is needed (apt-get install clang libclang-rt-14-dev)"; exit 1; }

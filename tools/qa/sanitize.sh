@@ -1,10 +1,10 @@
 #!/bin/sh
 # Runs the test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 #
-#   sh tools/sanitize.sh [MESON TEST ARGS...]      e.g. --suite unit, or a test name
-#   BUILD=build-asan2 sh tools/sanitize.sh         another build folder (default build-asan)
-#   SANITIZE_LEAKS=0 sh tools/sanitize.sh          LeakSanitizer off (default on)
-#   SANITIZE_HALT=0 sh tools/sanitize.sh           UBSan reports and goes on (to list every finding
+#   sh tools/qa/sanitize.sh [MESON TEST ARGS...]      e.g. --suite unit, or a test name
+#   BUILD=build-asan2 sh tools/qa/sanitize.sh         another build folder (default build-asan)
+#   SANITIZE_LEAKS=0 sh tools/qa/sanitize.sh          LeakSanitizer off (default on)
+#   SANITIZE_HALT=0 sh tools/qa/sanitize.sh           UBSan reports and goes on (to list every finding
 #                                                  in meson-logs/testlog.txt: grep "runtime error");
 #                                                  ASan always stops at its first report
 #
@@ -49,9 +49,9 @@
 # - SANITIZE_HALT=0 sets UBSan's halt_on_error=0 (it reports and goes on, so one run
 #   lists every finding); ASan always stops at its first report.
 #
-# valgrind: tools/valgrind.sh runs a few tests under memcheck in a normal build.
+# valgrind: tools/qa/valgrind.sh runs a few tests under memcheck in a normal build.
 set -e
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 BUILD=${BUILD:-build-asan}
 if [ ! -f "$BUILD/build.ninja" ]; then

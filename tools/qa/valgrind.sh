@@ -1,9 +1,9 @@
 #!/bin/sh
 # Runs a few tests under valgrind memcheck, in a normal (not sanitized) build.
 #
-#   sh tools/valgrind.sh               every test below
-#   sh tools/valgrind.sh NAME...       only these (diag_format cihybrid_builder fci cihybrid_ops pcsr_ops)
-#   BUILD=build-vg2 sh tools/valgrind.sh   another build folder (default build-vg)
+#   sh tools/qa/valgrind.sh               every test below
+#   sh tools/qa/valgrind.sh NAME...       only these (diag_format cihybrid_builder fci cihybrid_ops pcsr_ops)
+#   BUILD=build-vg2 sh tools/qa/valgrind.sh   another build folder (default build-vg)
 #
 # Configures (once) ${BUILD:-build-vg} with -Dcuda=disabled (valgrind does not run the
 # CUDA driver) and runs, one rank each, without mpiexec:
@@ -21,9 +21,9 @@
 # Logs go to $BUILD/valgrind/NAME.log; a summary line per test is printed, and the exit
 # status is 1 when any test failed.
 #
-# The sanitizers (ASan + UBSan, the whole suite): tools/sanitize.sh.
+# The sanitizers (ASan + UBSan, the whole suite): tools/qa/sanitize.sh.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 BUILD=${BUILD:-build-vg}
 if [ ! -f "$BUILD/build.ninja" ]; then

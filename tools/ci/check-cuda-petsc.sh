@@ -1,9 +1,9 @@
 #!/bin/sh
 # Compiles and links gpumats (library, tests, examples) against the CUDA-enabled
 # PETSc 3.22 tarball, so API differences between PETSc versions are caught on a
-# machine without GPU. Nothing is run. Usage: tools/check-cuda-petsc.sh <petsc-cuda.tar.xz>
+# machine without GPU. Nothing is run. Usage: tools/ci/check-cuda-petsc.sh <petsc-cuda.tar.xz>
 set -e
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 tarball=${1:-../shared/device/petsc-cuda.tar.xz}
 if [ ! -f "$tarball" ] || [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "check-cuda-petsc: skipped (needs $tarball and /usr/local/cuda/bin/nvcc)"

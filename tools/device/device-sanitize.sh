@@ -1,9 +1,9 @@
 #!/bin/bash
-# On the GPU machine, after tools/device-test.sh built the library and tests in $1: every CUDA
+# On the GPU machine, after tools/device/device-test.sh built the library and tests in $1: every CUDA
 # kernel of gpumats (SpMV, SpMM, device fill and assembly, the FCI rows, transposes, diag products) under compute-sanitizer's
 # memcheck, racecheck, synccheck and initcheck, through the device tests and the PETSc-level
 # tests on device vectors.  Runs go side by side (one GPU), each with its own time limit.
-#   bash tools/device-sanitize.sh <build dir> <output dir> [limit per run in s, default 300]
+#   bash tools/device/device-sanitize.sh <build dir> <output dir> [limit per run in s, default 300]
 # GPUMATS_SANITIZE_TOOLS (memcheck synccheck initcheck racecheck), GPUMATS_SANITIZE_ONLY (a case
 # pattern over tool:test, e.g. 'racecheck:*'), GPUMATS_SANITIZE_JOBS (runs side by side, 8).
 # Writes <output dir>/sanitizer.txt: one line per run (tool, test, verdict, error summary)
