@@ -1,21 +1,6 @@
 /* MATSEQAIJCIHYBRID: the type itself — conversion from and to MATSEQAIJ,
-   creation, destruction, duplication, binding. */
+   creation, destruction, duplication, the ops it overrides, the factorizations it registers. */
 #include "cihybrid/cihybrid_impl.h"
-
-PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
-{
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-
-  PetscFunctionBegin;
-  CIHybridFormatFree(&h->fmt);
-#if GPUMATS_HAVE_CUDA
-  PetscCall(CIHybridDeviceDestroy(&h->dev));
-#endif
-  h->host_current = PETSC_FALSE;
-  h->dev_current  = PETSC_FALSE;
-  h->shadow.built = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode CIHybridContextDestroy(Mat A)
 {
@@ -105,6 +90,51 @@ PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt)
 PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
+
+/* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
+static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
+  PetscBool foundtype, foundmtype;
+  char      why[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
+  PetscCall(CIHybridMakeHostCopy(A, why));
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
+  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
+  PetscCall((*aij)(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_LU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ILU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ICC, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's axpy and equal read the other matrix's host arrays directly when both have this type:
+   a device-only X (or B) would look empty, so it gets its host copy first. */
+static PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(X));
+  PetscCall((*GpuMatsShadowOf(Y)->parent.axpy)(Y, a, X, str));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat A, Mat B, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(B));
+  PetscCall((*GpuMatsShadowOf(A)->parent.equal)(A, B, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
 {

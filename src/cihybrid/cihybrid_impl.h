@@ -42,6 +42,9 @@ typedef struct {
 
 PETSC_INTERN const GpuMatsShadowOps CIHybridShadowOps;
 
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
+
 PETSC_INTERN PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat, const CIHybridSettings *);
@@ -73,8 +76,6 @@ PETSC_INTERN PetscErrorCode CIHybridStashFree(CIHybridStash *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AXPY(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Copy(Mat, Mat, MatStructure);
-PETSC_INTERN PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat, PetscScalar, Mat, MatStructure);
-PETSC_INTERN PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat, Mat, PetscBool *);
 
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

@@ -23,6 +23,22 @@ static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Frees the host and device arrays of the format: the next product rebuilds it. */
+PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  CIHybridFormatFree(&h->fmt);
+#if GPUMATS_HAVE_CUDA
+  PetscCall(CIHybridDeviceDestroy(&h->dev));
+#endif
+  h->host_current = PETSC_FALSE;
+  h->dev_current  = PETSC_FALSE;
+  h->shadow.built = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
    arrays are filled later, on the side that multiplies. */
 PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)

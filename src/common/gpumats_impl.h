@@ -136,15 +136,6 @@ PETSC_INTERN PetscErrorCode GpuMatsVecGetDeviceArray(Vec, GpuMatsAccess, GpuMats
 PETSC_INTERN PetscErrorCode GpuMatsVecRestoreDeviceArray(GpuMatsDeviceVec *);
 #endif
 
-/* ---- the formats ---- */
-PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
-PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
-PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
+/* ---- log events (common/log.c) ---- */
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;
+PETSC_INTERN PetscErrorCode GpuMatsLogEventsRegister(void);
