@@ -34,13 +34,11 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  if (h->boundary != s->boundary || h->split != s->split) { /* a new layout is made from the host AIJ */
+  if (h->settings.boundary != s->boundary || h->settings.split != s->split) { /* a new layout is made from the host AIJ */
     PetscCall(CIHybridMakeHostCopy(A, "a new BOUNDARY or split (the layout is made from the host AIJ)"));
     h->shadow.built = PETSC_FALSE;
   }
-  h->boundary     = s->boundary;
-  h->split        = s->split;
-  h->paper_kernel = s->paper_kernel;
+  h->settings = *s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -49,9 +47,7 @@ PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat A, CIHybridSettings *s)
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  s->boundary     = h->boundary;
-  s->split        = h->split;
-  s->paper_kernel = h->paper_kernel;
+  *s = h->settings;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -90,6 +86,8 @@ PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt)
 PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
+PETSC_INTERN PetscErrorCode MatCIHybridSetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel);
+PETSC_INTERN PetscErrorCode MatCIHybridGetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel *);
 
 /* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
 static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
@@ -147,6 +145,8 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
   PetscCall(MatCIHybridComposeDeviceOnly(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -166,8 +166,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATSEQAIJ can be converted", ((PetscObject)B)->type_name, MATSEQAIJCIHYBRID);
 
   PetscCall(PetscNew(&h));
-  h->boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
-  h->split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+  h->settings.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
+  h->settings.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+  h->settings.kernel   = MAT_CIHYBRID_KERNEL_TUNED;
   B->spptr = h;
   PetscCall(GpuMatsShadowInstall(B, &CIHybridShadowOps, MATSEQAIJCIHYBRID));
   B->ops->destroy        = MatDestroy_SeqAIJCIHybrid;

@@ -283,7 +283,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
   PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
-  PetscCheck(h->split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
+  PetscCheck(h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
   PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
 #if GPUMATS_HAVE_CUDA
   {

@@ -15,11 +15,16 @@ typedef struct {
   InsertMode   mode;
 } CIHybridStash;
 
+/* The user's choices, kept once: by a sequential matrix, and by the MPI wrapper for its blocks */
+typedef struct {
+  PetscInt          boundary; /* MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
+  MatCIHybridSplit  split;
+  MatCIHybridKernel kernel;
+} CIHybridSettings;
+
 typedef struct {
   GpuMatsShadow    shadow;
-  PetscInt         boundary; /* as set by the user; MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
-  MatCIHybridSplit split;
-  PetscBool        paper_kernel; /* -mat_cihybrid_kernel paper: the paper's kernel, for comparison */
+  CIHybridSettings settings;
   CIHybridFormat   fmt;          /* the layout always; the host arrays once the host has multiplied */
   double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
   PetscBool        host_current; /* fmt's arrays hold the current values */
@@ -33,12 +38,6 @@ typedef struct {
 #endif
 } Mat_SeqAIJCIHybrid;
 
-/* settings an MPI matrix passes on to its blocks */
-typedef struct {
-  PetscInt         boundary;
-  MatCIHybridSplit split;
-  PetscBool        paper_kernel;
-} CIHybridSettings;
 
 PETSC_INTERN const GpuMatsShadowOps CIHybridShadowOps;
 
@@ -49,7 +48,7 @@ PETSC_INTERN PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat, const CIHybridSettings *);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat, CIHybridSettings *);
-PETSC_INTERN PetscErrorCode CIHybridSettingsFromOptions(Mat, CIHybridSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode CIHybridSetFromOptions(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
 /* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */

@@ -85,7 +85,7 @@ typedef struct {
   const void *settings_default;
   /* makes block B (a MATSEQAIJ or already the seq type) the seq type with these settings */
   PetscErrorCode (*convert_block)(Mat B, const void *settings, GpuMatsBackend, PetscBool offdiagonal);
-  PetscErrorCode (*settings_from_options)(Mat, void *settings, GPUMATS_OPTIONS_ARG);
+  PetscErrorCode (*set_from_options)(Mat, GPUMATS_OPTIONS_ARG); /* the format's options, through its public setters */
   PetscErrorCode (*view_block)(Mat B, const char *which, PetscViewer); /* one line, synchronized */
   PetscErrorCode (*compose)(Mat, PetscBool set); /* the format's own functions of the MPI type */
   PetscErrorCode (*convert_from_mpiaij)(Mat, MatType, MatReuse, Mat *);

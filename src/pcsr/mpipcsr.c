@@ -16,9 +16,12 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCSRSettingsFromOptionsMPI(Mat A, void *settings, GPUMATS_OPTIONS_ARG)
+static PetscErrorCode PCSRSettingsFromOptionsMPI(Mat A, GPUMATS_OPTIONS_ARG)
 {
+  void *settings;
+
   PetscFunctionBegin;
+  PetscCall(GpuMatsMPIShadowGetSettings(A, &settings));
   PetscCall(PCSRSettingsFromOptions(A, (PCSRSettings *)settings, PETSC_TRUE, PetscOptionsObject));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
