@@ -16,6 +16,12 @@ typedef enum {
   MAT_CIHYBRID_SPLIT_COLUMNS = 1  /* nonzeros in columns < BOUNDARY go to ELLPACK */
 } MatCIHybridSplit;
 
+/* The CUDA SpMV kernel of a cihybrid matrix */
+typedef enum {
+  MAT_CIHYBRID_KERNEL_TUNED = 0, /* one warp per row, tuned loads (the default) */
+  MAT_CIHYBRID_KERNEL_PAPER = 1  /* the paper's kernel, for comparison */
+} MatCIHybridKernel;
+
 /* CSR kept intact, SpMV by two coalesced kernels (He, Gao 2016) */
 #define MATPCSR       "pcsr"
 #define MATSEQAIJPCSR "seqaijpcsr"
@@ -68,10 +74,65 @@ PETSC_EXTERN PetscErrorCode GpuMatsInitializePackage(void);
 PETSC_EXTERN PetscErrorCode GpuMatsFinalizePackage(void);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+/*@C
+   MatCIHybridSetBoundary - the BOUNDARY of a cihybrid matrix: with the entries split, the
+   number of nonzeros of each row kept in ELLPACK; with the columns split, the first column
+   kept in CSR
+
+   Logically Collective
+
+   Input Parameters:
++  A        - a cihybrid matrix (sequential or MPI; other types ignore the call)
+-  boundary - a nonnegative number, or MAT_CIHYBRID_BOUNDARY_AUTO (the default: the fewest
+              bytes moved per product for the entries split, a tenth of the columns for the
+              columns split)
+
+   Options Database Key:
+.  -mat_cihybrid_boundary <n|auto> - the same
+
+   Level: intermediate
+
+.seealso: MatCIHybridGetBoundary(), MatCIHybridSetSplit()
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridSetBoundary(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCIHybridGetBoundary(Mat, PetscInt *);
+/*@C
+   MatCIHybridSetSplit - how the rows of a cihybrid matrix are split between ELLPACK and CSR
+
+   Logically Collective
+
+   Input Parameters:
++  A     - a cihybrid matrix (sequential or MPI; other types ignore the call)
+-  split - MAT_CIHYBRID_SPLIT_ENTRIES (default) or MAT_CIHYBRID_SPLIT_COLUMNS
+
+   Options Database Key:
+.  -mat_cihybrid_split <entries|columns> - the same
+
+   Level: intermediate
+
+.seealso: MatCIHybridGetSplit(), MatCIHybridSetBoundary()
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridSetSplit(Mat, MatCIHybridSplit);
 PETSC_EXTERN PetscErrorCode MatCIHybridGetSplit(Mat, MatCIHybridSplit *);
+/*@C
+   MatCIHybridSetKernel - the CUDA SpMV kernel of a cihybrid matrix (the host products do
+   not depend on it)
+
+   Logically Collective
+
+   Input Parameters:
++  A      - a cihybrid matrix (sequential or MPI; other types ignore the call)
+-  kernel - MAT_CIHYBRID_KERNEL_TUNED (default) or MAT_CIHYBRID_KERNEL_PAPER
+
+   Options Database Key:
+.  -mat_cihybrid_kernel <tuned|paper> - the same
+
+   Level: advanced
+
+.seealso: MatCIHybridGetKernel()
+@*/
+PETSC_EXTERN PetscErrorCode MatCIHybridSetKernel(Mat, MatCIHybridKernel);
+PETSC_EXTERN PetscErrorCode MatCIHybridGetKernel(Mat, MatCIHybridKernel *);
 
 /* Statistics of the format as last built (sequential matrix or the local diagonal block). */
 typedef struct {

@@ -1,8 +1,16 @@
 /* Package registration: the types, their root names, log events, and the
-   check that the running PETSc is the one gpumats was compiled against. */
+   check that the running PETSc is the one gpumats was compiled against.  Above the formats:
+   it alone needs their constructors, so it declares them. */
 #include "common/gpumats_impl.h"
 
-PetscLogEvent GPUMATS_FormatBuild, GPUMATS_FormatUpload;
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
 
 static PetscBool GpuMatsPackageInitialized = PETSC_FALSE;
 
@@ -48,8 +56,7 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatDiagRegisterFactors());
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
-  PetscCall(PetscLogEventRegister("GpuMatsBuild", MAT_CLASSID, &GPUMATS_FormatBuild));
-  PetscCall(PetscLogEventRegister("GpuMatsUpload", MAT_CLASSID, &GPUMATS_FormatUpload));
+  PetscCall(GpuMatsLogEventsRegister());
   PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));
   PetscCall(PetscInfo(NULL, "gpumats %s registered %s, %s and %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, MATPCSR, MATDIAG, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -565,6 +565,8 @@ static PetscErrorCode SettersOnAIJ(CaseObjects *o)
   PetscCall(MatCIHybridSetBoundary(o->A, 5));
   o->stage = "MatCIHybridSetSplit on MATSEQAIJ";
   PetscCall(MatCIHybridSetSplit(o->A, MAT_CIHYBRID_SPLIT_COLUMNS));
+  o->stage = "MatCIHybridSetKernel on MATSEQAIJ";
+  PetscCall(MatCIHybridSetKernel(o->A, MAT_CIHYBRID_KERNEL_PAPER));
   PetscCall(CompareProducts(o, o->A, o->R));
   PetscFunctionReturn(0);
 }

@@ -5,7 +5,7 @@
      match a plain CSR product, a value refresh tracks new values;
    - the 32-bit index guard fails before allocating;
    - the automatic BOUNDARY on uniform rows. */
-#include "cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

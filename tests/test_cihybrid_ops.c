@@ -777,6 +777,15 @@ static PetscErrorCode CheckInfo(TestCtx *t, Mat Ac, const char *seq_type, PetscI
   PetscCall(MatCIHybridGetBoundary(Ac, &b));
   PetscCall(MatCIHybridGetSplit(Ac, &sp));
   PetscCheck(b == boundary && sp == split, t->comm, PETSC_ERR_PLIB, "%s: MatCIHybridGetBoundary/GetSplit give %" PetscInt_FMT "/%s, set %" PetscInt_FMT "/%s", what, b, SplitName(sp), boundary, SplitName(split));
+  { /* the kernel round trip (seq and MPI); the products do not depend on it on the host */
+    MatCIHybridKernel k, k0;
+
+    PetscCall(MatCIHybridGetKernel(Ac, &k0));
+    PetscCall(MatCIHybridSetKernel(Ac, MAT_CIHYBRID_KERNEL_PAPER));
+    PetscCall(MatCIHybridGetKernel(Ac, &k));
+    PetscCheck(k == MAT_CIHYBRID_KERNEL_PAPER, t->comm, PETSC_ERR_PLIB, "%s: MatCIHybridGetKernel gives %d after MatCIHybridSetKernel(paper)", what, (int)k);
+    PetscCall(MatCIHybridSetKernel(Ac, k0));
+  }
   PetscCall(MatCIHybridGetInfo(Ac, &info));
   PetscCall(MatGpuMatsUsesDevice(Ac, &uses));
   PetscCall(InfoBlock(Ac, seq_type, &S));

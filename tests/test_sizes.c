@@ -12,7 +12,7 @@ so that an accidental huge allocation fails at once instead of swapping.\n\
 #include "pcsr/pcsr_format.h"
 #include "diag/diag_format.h"
 #include "diag/diag_product_plan.h"
-#include "cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 
 #define INT32_LIMIT ((PetscInt64)2147483647)
 

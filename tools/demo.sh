@@ -3,8 +3,8 @@
 # (on the GPU when gpumats was built with CUDA and one is present).
 set -e
 cd "$(dirname "$0")/.."
-sh tools/setup-debian.sh
-sh tools/build.sh
+sh tools/ci/setup-debian.sh
+sh tools/ci/build.sh
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 # Default: the 3x4 Hubbard model (853,776 determinants) against its published ground state

@@ -1,6 +1,6 @@
 /* C interface to the CIHYBRID device kernels (cuda/cihybrid/). */
 #pragma once
-#include "../../src/cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #include <gpumats.h>
 
 #if defined(__cplusplus)

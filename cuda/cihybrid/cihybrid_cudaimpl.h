@@ -25,7 +25,7 @@ struct _n_CIHybridDevice {
 PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt);
 
 /* Variants of CIHYBRID_KERNEL_TUNED, timed against each other by
-   examples/bench_cihybrid; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs. */
+   benchmarks/src/bench_cihybrid; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs. */
 typedef enum {
   CIHYBRID_TUNED_SCALAR = 0, /* L1::no_allocate loads, 4 in flight per lane; the others measured are in BENCHMARKS.md */
   CIHYBRID_TUNED_NUM_VARIANTS

@@ -1,21 +1,6 @@
 /* MATSEQAIJCIHYBRID: the type itself — conversion from and to MATSEQAIJ,
-   creation, destruction, duplication, binding. */
+   creation, destruction, duplication, the ops it overrides, the factorizations it registers. */
 #include "cihybrid/cihybrid_impl.h"
-
-PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
-{
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-
-  PetscFunctionBegin;
-  CIHybridFormatFree(&h->fmt);
-#if GPUMATS_HAVE_CUDA
-  PetscCall(CIHybridDeviceDestroy(&h->dev));
-#endif
-  h->host_current = PETSC_FALSE;
-  h->dev_current  = PETSC_FALSE;
-  h->shadow.built = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode CIHybridContextDestroy(Mat A)
 {
@@ -49,13 +34,11 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  if (h->boundary != s->boundary || h->split != s->split) { /* a new layout is made from the host AIJ */
+  if (h->settings.boundary != s->boundary || h->settings.split != s->split) { /* a new layout is made from the host AIJ */
     PetscCall(CIHybridMakeHostCopy(A, "a new BOUNDARY or split (the layout is made from the host AIJ)"));
     h->shadow.built = PETSC_FALSE;
   }
-  h->boundary     = s->boundary;
-  h->split        = s->split;
-  h->paper_kernel = s->paper_kernel;
+  h->settings = *s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -64,9 +47,7 @@ PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat A, CIHybridSettings *s)
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  s->boundary     = h->boundary;
-  s->split        = h->split;
-  s->paper_kernel = h->paper_kernel;
+  *s = h->settings;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,6 +86,53 @@ PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt)
 PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
+PETSC_INTERN PetscErrorCode MatCIHybridSetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel);
+PETSC_INTERN PetscErrorCode MatCIHybridGetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel *);
+
+/* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
+static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
+  PetscBool foundtype, foundmtype;
+  char      why[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
+  PetscCall(CIHybridMakeHostCopy(A, why));
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
+  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
+  PetscCall((*aij)(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_LU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ILU, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ICC, MatGetFactor_SeqAIJCIHybrid_PETSc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's axpy and equal read the other matrix's host arrays directly when both have this type:
+   a device-only X (or B) would look empty, so it gets its host copy first. */
+static PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(X));
+  PetscCall((*GpuMatsShadowOf(Y)->parent.axpy)(Y, a, X, str));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat A, Mat B, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(B));
+  PetscCall((*GpuMatsShadowOf(A)->parent.equal)(A, B, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
 {
@@ -117,6 +145,8 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
   PetscCall(MatCIHybridComposeDeviceOnly(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -136,8 +166,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATSEQAIJ can be converted", ((PetscObject)B)->type_name, MATSEQAIJCIHYBRID);
 
   PetscCall(PetscNew(&h));
-  h->boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
-  h->split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+  h->settings.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
+  h->settings.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+  h->settings.kernel   = MAT_CIHYBRID_KERNEL_TUNED;
   B->spptr = h;
   PetscCall(GpuMatsShadowInstall(B, &CIHybridShadowOps, MATSEQAIJCIHYBRID));
   B->ops->destroy        = MatDestroy_SeqAIJCIHybrid;

@@ -1,6 +1,6 @@
 /* CSR -> CIHYBRID: the split, the arrays, the value refresh, the byte model.
    Plain C: no PETSc calls, so it can be unit-tested on its own. */
-#include "cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -283,7 +283,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
   PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
-  PetscCheck(h->split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
+  PetscCheck(h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
   PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
 #if GPUMATS_HAVE_CUDA
   {
@@ -340,51 +340,6 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     PetscCall(PetscInfo(A, "Assembled on the device: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros, %s; counting %g s, layout + fill + check %g s; no host copy\n", m, A->cmap->n, nnz, same ? "the pattern of before" : "a new pattern", t1 - t0, t2 - t1));
   }
 #endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
-static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
-{
-  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
-  PetscBool foundtype, foundmtype;
-  char      why[64];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
-  PetscCall(CIHybridMakeHostCopy(A, why));
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
-  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
-  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
-  PetscCall((*aij)(A, ftype, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridRegisterFactors(void)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_LU, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ILU, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ICC, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* AIJ's axpy and equal read the other matrix's host arrays directly when both have this type:
-   a device-only X (or B) would look empty, so it gets its host copy first. */
-PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCIHybridMakeHostCopy(X));
-  PetscCall((*GpuMatsShadowOf(Y)->parent.axpy)(Y, a, X, str));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat A, Mat B, PetscBool *flg)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCIHybridMakeHostCopy(B));
-  PetscCall((*GpuMatsShadowOf(A)->parent.equal)(A, B, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,6 +1,6 @@
 /* Host kernels on the CIHYBRID arrays: the portable path, and the reference
    the CUDA kernels are tested against. */
-#include "cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #include <string.h>
 
 void CIHybridMultHost(const CIHybridFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)

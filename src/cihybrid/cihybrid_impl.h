@@ -1,7 +1,7 @@
 /* MATSEQAIJCIHYBRID: a MATSEQAIJ whose multiplies run on a CIHYBRID shadow. */
 #pragma once
 #include "common/gpumats_impl.h"
-#include "cihybrid/cihybrid_format.h"
+#include <gpumats_cihybrid_format.h>
 #if GPUMATS_HAVE_CUDA
   #include "cuda/cihybrid/cihybrid_cuda.h"
 #endif
@@ -15,11 +15,16 @@ typedef struct {
   InsertMode   mode;
 } CIHybridStash;
 
+/* The user's choices, kept once: by a sequential matrix, and by the MPI wrapper for its blocks */
+typedef struct {
+  PetscInt          boundary; /* MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
+  MatCIHybridSplit  split;
+  MatCIHybridKernel kernel;
+} CIHybridSettings;
+
 typedef struct {
   GpuMatsShadow    shadow;
-  PetscInt         boundary; /* as set by the user; MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
-  MatCIHybridSplit split;
-  PetscBool        paper_kernel; /* -mat_cihybrid_kernel paper: the paper's kernel, for comparison */
+  CIHybridSettings settings;
   CIHybridFormat   fmt;          /* the layout always; the host arrays once the host has multiplied */
   double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
   PetscBool        host_current; /* fmt's arrays hold the current values */
@@ -33,20 +38,17 @@ typedef struct {
 #endif
 } Mat_SeqAIJCIHybrid;
 
-/* settings an MPI matrix passes on to its blocks */
-typedef struct {
-  PetscInt         boundary;
-  MatCIHybridSplit split;
-  PetscBool        paper_kernel;
-} CIHybridSettings;
 
 PETSC_INTERN const GpuMatsShadowOps CIHybridShadowOps;
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
 
 PETSC_INTERN PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat, const CIHybridSettings *);
 PETSC_INTERN PetscErrorCode MatCIHybridGetSettings_SeqAIJCIHybrid(Mat, CIHybridSettings *);
-PETSC_INTERN PetscErrorCode CIHybridSettingsFromOptions(Mat, CIHybridSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode CIHybridSetFromOptions(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
 /* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */
@@ -73,8 +75,6 @@ PETSC_INTERN PetscErrorCode CIHybridStashFree(CIHybridStash *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AXPY(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Copy(Mat, Mat, MatStructure);
-PETSC_INTERN PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat, PetscScalar, Mat, MatStructure);
-PETSC_INTERN PetscErrorCode MatEqual_SeqAIJCIHybrid(Mat, Mat, PetscBool *);
 
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

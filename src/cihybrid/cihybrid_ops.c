@@ -23,11 +23,27 @@ static PetscErrorCode CIHybridCheckStatus(Mat A, CIHybridStatus status, const CI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Frees the host and device arrays of the format: the next product rebuilds it. */
+PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  CIHybridFormatFree(&h->fmt);
+#if GPUMATS_HAVE_CUDA
+  PetscCall(CIHybridDeviceDestroy(&h->dev));
+#endif
+  h->host_current = PETSC_FALSE;
+  h->dev_current  = PETSC_FALSE;
+  h->shadow.built = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
    arrays are filled later, on the side that multiplies. */
 PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
 {
-  PetscInt       m = A->rmap->n, boundary = h->boundary, maxlen = 0, i;
+  PetscInt       m = A->rmap->n, boundary = h->settings.boundary, maxlen = 0, i;
   CIHybridStatus status;
 
   PetscFunctionBegin;
@@ -35,14 +51,14 @@ PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, 
   for (i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
   h->model_bytes = -1;
   if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
-    if (h->split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
+    if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
     else boundary = A->cmap->n / 10; /* the paper's reference region: the first 10% of the determinants */
-    PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)\n", boundary, h->split == MAT_CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", h->model_bytes));
-  } else if (h->split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > maxlen) {
+    PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)\n", boundary, h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", h->model_bytes));
+  } else if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > maxlen) {
     PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, maxlen, maxlen));
     boundary = maxlen;
   }
-  status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->split, boundary, &h->fmt);
+  status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->settings.split, boundary, &h->fmt);
   if (status != CIHYBRID_OK) {
     CIHybridFormat failed = h->fmt; /* sizes survive for the message */
 
@@ -130,7 +146,7 @@ static PetscErrorCode CIHybridMultDeviceOp(Mat A, PetscBool transpose, const Pet
 
   PetscFunctionBegin;
   if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, x, y0, y));
-  else PetscCall(CIHybridDeviceMult(h->dev, h->paper_kernel ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, x, y0, y));
+  else PetscCall(CIHybridDeviceMult(h->dev, h->settings.kernel == MAT_CIHYBRID_KERNEL_PAPER ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 static const char *const CIHybridSplits[] = {"entries", "columns", "MatCIHybridSplit", "MAT_CIHYBRID_SPLIT_", NULL};
-static const char *const CIHybridKernels[] = {"tuned", "paper"};
+static const char *const CIHybridKernels[] = {"tuned", "paper"}; /* as numbered in MatCIHybridKernel */
 
 /* ---- public API: dispatch through composed functions (seq and MPI) ---- */
 
@@ -42,6 +42,23 @@ PetscErrorCode MatCIHybridGetSplit(Mat A, MatCIHybridSplit *split)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatCIHybridSetKernel(Mat A, MatCIHybridKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(kernel == MAT_CIHYBRID_KERNEL_TUNED || kernel == MAT_CIHYBRID_KERNEL_PAPER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatCIHybridKernel %d", (int)kernel);
+  PetscTryMethod(A, "MatCIHybridSetKernel_C", (Mat, MatCIHybridKernel), (A, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetKernel(Mat A, MatCIHybridKernel *kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridGetKernel_C", (Mat, MatCIHybridKernel *), (A, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
 {
   PetscFunctionBegin;
@@ -50,39 +67,54 @@ PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- the sequential implementations ---- */
+/* ---- the sequential implementations: each a change of the settings (a new BOUNDARY or split
+   means a new layout, made from the host AIJ) ---- */
 
 PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat A, PetscInt boundary)
 {
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridSettings s = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings;
 
   PetscFunctionBegin;
-  if (h->boundary != boundary) h->shadow.built = PETSC_FALSE;
-  h->boundary = boundary;
+  s.boundary = boundary;
+  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat A, PetscInt *boundary)
 {
   PetscFunctionBegin;
-  *boundary = ((Mat_SeqAIJCIHybrid *)A->spptr)->boundary;
+  *boundary = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.boundary;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit split)
 {
-  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridSettings s = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings;
 
   PetscFunctionBegin;
-  if (h->split != split) h->shadow.built = PETSC_FALSE;
-  h->split = split;
+  s.split = split;
+  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit *split)
 {
   PetscFunctionBegin;
-  *split = ((Mat_SeqAIJCIHybrid *)A->spptr)->split;
+  *split = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.split;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridSetKernel_SeqAIJCIHybrid(Mat A, MatCIHybridKernel kernel)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.kernel = kernel; /* the same arrays serve both kernels */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetKernel_SeqAIJCIHybrid(Mat A, MatCIHybridKernel *kernel)
+{
+  PetscFunctionBegin;
+  *kernel = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -134,10 +166,10 @@ PetscErrorCode MatCIHybridView_Info(Mat A, PetscViewer viewer)
   ell_bytes = m * info.width * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
   csr_bytes = info.nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
   plain_csr = info.nnz * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "CIHYBRID: split %s, BOUNDARY %" PetscInt_FMT "%s, ELLPACK width %" PetscInt_FMT " (row pitch %" PetscInt_FMT ")\n", CIHybridSplits[h->split], info.boundary, h->boundary == MAT_CIHYBRID_BOUNDARY_AUTO ? " (auto)" : "", info.width, info.pitch));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "CIHYBRID: split %s, BOUNDARY %" PetscInt_FMT "%s, ELLPACK width %" PetscInt_FMT " (row pitch %" PetscInt_FMT ")\n", CIHybridSplits[h->settings.split], info.boundary, h->settings.boundary == MAT_CIHYBRID_BOUNDARY_AUTO ? " (auto)" : "", info.width, info.pitch));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  nonzeros: %" PetscInt64_FMT " = %" PetscInt64_FMT " in ELLPACK (%.1f%%) + %" PetscInt64_FMT " in CSR (%.1f%%); ELLPACK padding %" PetscInt64_FMT " slots (%.1f%% of the block)\n", info.nnz, info.nnz_ell, info.nnz ? 100.0 * (double)info.nnz_ell / (double)info.nnz : 0.0, info.nnz_csr, info.nnz ? 100.0 * (double)info.nnz_csr / (double)info.nnz : 0.0, info.padding, (m > 0 && info.width > 0) ? 100.0 * (double)info.padding / (double)(m * info.width) : 0.0));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  memory (paper's formula): ELLPACK %" PetscInt64_FMT " + CSR %" PetscInt64_FMT " = %" PetscInt64_FMT " bytes (plain CSR: %" PetscInt64_FMT ")\n", ell_bytes, csr_bytes, ell_bytes + csr_bytes, plain_csr));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow copy: %" PetscInt64_FMT " bytes on host, %" PetscInt64_FMT " bytes on device; products run on the %s%s\n", info.bytes_host, info.bytes_device, on_device ? "device" : "host", on_device && h->paper_kernel ? " (paper's kernel)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow copy: %" PetscInt64_FMT " bytes on host, %" PetscInt64_FMT " bytes on device; products run on the %s%s\n", info.bytes_host, info.bytes_device, on_device ? "device" : "host", on_device && h->settings.kernel == MAT_CIHYBRID_KERNEL_PAPER ? " (paper's kernel)" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,38 +207,45 @@ static PetscErrorCode CIHybridParseBoundary(Mat A, const char *text, PetscInt *b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Options shared by the sequential and the MPI type */
-PetscErrorCode CIHybridSettingsFromOptions(Mat A, CIHybridSettings *s, GPUMATS_OPTIONS_ARG)
+/* The options of the sequential and the MPI type, each applied through its public setter */
+PetscErrorCode CIHybridSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
 {
-  char      text[64];
-  PetscBool set;
-  PetscInt  kernel = s->paper_kernel ? 1 : 0;
-  PetscEnum split = (PetscEnum)s->split;
+  char              text[64];
+  PetscBool         set;
+  PetscInt          boundary, kernel;
+  MatCIHybridSplit  split;
+  MatCIHybridKernel current;
+  PetscEnum         value;
 
   PetscFunctionBegin;
+  PetscCall(MatCIHybridGetBoundary(A, &boundary));
+  PetscCall(MatCIHybridGetSplit(A, &split));
+  PetscCall(MatCIHybridGetKernel(A, &current));
   PetscOptionsHeadBegin(PetscOptionsObject, "CIHYBRID matrix options");
-  if (s->boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscStrncpy(text, "auto", sizeof(text)));
-  else PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, s->boundary));
+  if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscStrncpy(text, "auto", sizeof(text)));
+  else PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, boundary));
   PetscCall(PetscOptionsString("-mat_cihybrid_boundary", "ELLPACK width: nonzeros per row (split entries) or first column outside (split columns) kept in ELLPACK, or auto", "MatCIHybridSetBoundary", text, text, sizeof(text), &set));
-  if (set) PetscCall(CIHybridParseBoundary(A, text, &s->boundary));
-  PetscCall(PetscOptionsEnum("-mat_cihybrid_split", "How rows are split between ELLPACK and CSR", "MatCIHybridSetSplit", CIHybridSplits, split, &split, NULL));
-  PetscCall(PetscOptionsEList("-mat_cihybrid_kernel", "CUDA SpMV kernel", "MatMult", CIHybridKernels, 2, CIHybridKernels[kernel], &kernel, NULL));
+  if (set) {
+    PetscCall(CIHybridParseBoundary(A, text, &boundary));
+    PetscCall(MatCIHybridSetBoundary(A, boundary));
+  }
+  value = (PetscEnum)split;
+  PetscCall(PetscOptionsEnum("-mat_cihybrid_split", "How rows are split between ELLPACK and CSR", "MatCIHybridSetSplit", CIHybridSplits, value, &value, &set));
+  if (set) PetscCall(MatCIHybridSetSplit(A, (MatCIHybridSplit)value));
+  kernel = (PetscInt)current;
+  PetscCall(PetscOptionsEList("-mat_cihybrid_kernel", "CUDA SpMV kernel", "MatCIHybridSetKernel", CIHybridKernels, 2, CIHybridKernels[kernel], &kernel, &set));
+  if (set) PetscCall(MatCIHybridSetKernel(A, (MatCIHybridKernel)kernel));
   PetscOptionsHeadEnd();
-  s->split        = (MatCIHybridSplit)split;
-  s->paper_kernel = kernel == 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat A, GPUMATS_OPTIONS_ARG)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  CIHybridSettings    s;
 
   PetscFunctionBegin;
   if (h->shadow.parent.setfromoptions) PetscCall((*h->shadow.parent.setfromoptions)(A, PetscOptionsObject));
-  PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
-  PetscCall(CIHybridSettingsFromOptions(A, &s, PetscOptionsObject));
-  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
+  PetscCall(CIHybridSetFromOptions(A, PetscOptionsObject));
   PetscCall(GpuMatsBackendFromOptions(&h->shadow.backend, PetscOptionsObject));
   PetscCall(GpuMatsShadowSetBackend(A, h->shadow.backend));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -22,13 +22,6 @@ static PetscErrorCode CIHybridConvertBlock(Mat B, const void *settings, GpuMatsB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CIHybridSettingsFromOptionsMPI(Mat A, void *settings, GPUMATS_OPTIONS_ARG)
-{
-  PetscFunctionBegin;
-  PetscCall(CIHybridSettingsFromOptions(A, (CIHybridSettings *)settings, PetscOptionsObject));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode CIHybridViewBlock(Mat B, const char *which, PetscViewer viewer)
 {
   MatCIHybridInfo info;
@@ -79,6 +72,21 @@ static PetscErrorCode MatCIHybridGetSplit_MPIAIJCIHybrid(Mat A, MatCIHybridSplit
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCIHybridSetKernel_MPIAIJCIHybrid(Mat A, MatCIHybridKernel kernel)
+{
+  PetscFunctionBegin;
+  CIHybridSettingsOf(A)->kernel = kernel;
+  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCIHybridGetKernel_MPIAIJCIHybrid(Mat A, MatCIHybridKernel *kernel)
+{
+  PetscFunctionBegin;
+  *kernel = CIHybridSettingsOf(A)->kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCIHybridGetInfo_MPIAIJCIHybrid(Mat A, MatCIHybridInfo *info)
 {
   Mat Ad;
@@ -97,15 +105,17 @@ static PetscErrorCode CIHybridComposeMPI(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_MPIAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_MPIAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_MPIAIJCIHybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_FALSE};
+static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED};
 
 static const GpuMatsMPIShadowClass CIHybridMPIClass = {
   "CIHYBRID", MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID, MATCIHYBRID, sizeof(CIHybridSettings), &CIHybridSettingsDefault,
-  CIHybridConvertBlock, CIHybridSettingsFromOptionsMPI, CIHybridViewBlock, CIHybridComposeMPI, MatConvert_MPIAIJ_MPIAIJCIHybrid,
+  CIHybridConvertBlock, CIHybridSetFromOptions, CIHybridViewBlock, CIHybridComposeMPI, MatConvert_MPIAIJ_MPIAIJCIHybrid,
 };
 
 PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)

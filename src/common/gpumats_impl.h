@@ -85,7 +85,7 @@ typedef struct {
   const void *settings_default;
   /* makes block B (a MATSEQAIJ or already the seq type) the seq type with these settings */
   PetscErrorCode (*convert_block)(Mat B, const void *settings, GpuMatsBackend, PetscBool offdiagonal);
-  PetscErrorCode (*settings_from_options)(Mat, void *settings, GPUMATS_OPTIONS_ARG);
+  PetscErrorCode (*set_from_options)(Mat, GPUMATS_OPTIONS_ARG); /* the format's options, through its public setters */
   PetscErrorCode (*view_block)(Mat B, const char *which, PetscViewer); /* one line, synchronized */
   PetscErrorCode (*compose)(Mat, PetscBool set); /* the format's own functions of the MPI type */
   PetscErrorCode (*convert_from_mpiaij)(Mat, MatType, MatReuse, Mat *);
@@ -136,15 +136,6 @@ PETSC_INTERN PetscErrorCode GpuMatsVecGetDeviceArray(Vec, GpuMatsAccess, GpuMats
 PETSC_INTERN PetscErrorCode GpuMatsVecRestoreDeviceArray(GpuMatsDeviceVec *);
 #endif
 
-/* ---- the formats ---- */
-PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
-PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
-PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
-PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
+/* ---- log events (common/log.c) ---- */
 PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;
+PETSC_INTERN PetscErrorCode GpuMatsLogEventsRegister(void);

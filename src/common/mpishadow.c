@@ -128,7 +128,7 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
-  PetscCall((*c->cls->settings_from_options)(A, c->settings, PetscOptionsObject));
+  PetscCall((*c->cls->set_from_options)(A, PetscOptionsObject));
   PetscCall(GpuMatsBackendFromOptions(&c->backend, PetscOptionsObject));
   if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -16,10 +16,82 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCSRSettingsFromOptionsMPI(Mat A, void *settings, GPUMATS_OPTIONS_ARG)
+/* The settings the MPI wrapper keeps for the blocks: a new one goes to the blocks at once */
+static PCSRSettings *PCSRSettingsOfMPI(Mat A)
+{
+  void *s = NULL;
+
+  (void)GpuMatsMPIShadowGetSettings(A, &s);
+  return (PCSRSettings *)s;
+}
+
+static PetscErrorCode PCSRSettingsChanged(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(PCSRSettingsFromOptions(A, (PCSRSettings *)settings, PETSC_TRUE, PetscOptionsObject));
+  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRSetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel kernel)
+{
+  PetscFunctionBegin;
+  PCSRSettingsOfMPI(A)->kernel = kernel;
+  PetscCall(PCSRSettingsChanged(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRGetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel *kernel)
+{
+  PetscFunctionBegin;
+  *kernel = PCSRSettingsOfMPI(A)->kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRSetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose mode)
+{
+  PetscFunctionBegin;
+  PCSRSettingsOfMPI(A)->transpose = mode;
+  PetscCall(PCSRSettingsChanged(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRGetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose *mode)
+{
+  PetscFunctionBegin;
+  *mode = PCSRSettingsOfMPI(A)->transpose;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the partition applies where rows are distributed: the MPI type only, not its blocks */
+static PetscErrorCode MatPCSRSetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition partition)
+{
+  PetscFunctionBegin;
+  PCSRSettingsOfMPI(A)->partition = partition;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPCSRGetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition *partition)
+{
+  PetscFunctionBegin;
+  *partition = PCSRSettingsOfMPI(A)->partition;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The options of the sequential type, and the partition */
+static PetscErrorCode PCSRSetFromOptions_MPI(Mat A, GPUMATS_OPTIONS_ARG)
+{
+  MatPCSRPartition partition;
+  PetscEnum        value;
+  PetscBool        set;
+
+  PetscFunctionBegin;
+  PetscCall(MatPCSRGetPartition(A, &partition));
+  PetscOptionsHeadBegin(PetscOptionsObject, "PCSR matrix options");
+  PetscCall(PCSRSetFromOptions(A, PetscOptionsObject));
+  value = (PetscEnum)partition;
+  PetscCall(PetscOptionsEnum("-mat_pcsr_partition", "Rows per process where gpumats chooses them (MatLoad, MatPCSRCreateRedistributed): equal rows or equal nonzeros", "MatPCSRSetPartition", MatPCSRPartitions, value, &value, &set));
+  if (set) PetscCall(MatPCSRSetPartition(A, (MatPCSRPartition)value));
+  PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,7 +252,12 @@ static PetscErrorCode MatLoad_MPIAIJPCSR(Mat A, PetscViewer viewer)
 static PetscErrorCode PCSRComposeMPI(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
-  PetscCall(MatPCSRComposeSettings(A, set, PETSC_TRUE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_MPIAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_MPIAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_MPIAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_MPIAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetPartition_C", set ? MatPCSRSetPartition_MPIAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetPartition_C", set ? MatPCSRGetPartition_MPIAIJPCSR : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_MPIAIJPCSR : NULL));
   if (set) A->ops->load = MatLoad_MPIAIJPCSR;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -190,7 +267,7 @@ static const PCSRSettings PCSRSettingsDefault = {MAT_PCSR_KERNEL_AUTO, MAT_PCSR_
 
 static const GpuMatsMPIShadowClass PCSRMPIClass = {
   "PCSR", MATSEQAIJPCSR, MATMPIAIJPCSR, MATPCSR, sizeof(PCSRSettings), &PCSRSettingsDefault,
-  PCSRConvertBlock, PCSRSettingsFromOptionsMPI, PCSRViewBlock, PCSRComposeMPI, MatConvert_MPIAIJ_MPIAIJPCSR,
+  PCSRConvertBlock, PCSRSetFromOptions_MPI, PCSRViewBlock, PCSRComposeMPI, MatConvert_MPIAIJ_MPIAIJPCSR,
 };
 
 PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat A, MatType type, MatReuse reuse, Mat *newmat)

@@ -78,7 +78,7 @@ static PetscErrorCode PCSRComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijpcsr_seqaij_C", set ? MatConvert_SeqAIJPCSR_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqaijpcsr_C", set ? MatConvert_SeqAIJ_SeqAIJPCSR : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_pcsr_C", set ? MatConvert_SeqAIJ_SeqAIJPCSR : NULL));
-  PetscCall(MatPCSRComposeSettings(A, set, PETSC_FALSE));
+  PetscCall(MatPCSRComposeSettings_SeqAIJPCSR(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_SeqAIJPCSR : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -34,9 +34,9 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatPCSRFreeDevice_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatPCSRApplySettings_SeqAIJPCSR(Mat, const PCSRSettings *);
-PETSC_INTERN PetscErrorCode PCSRSettingsFromOptions(Mat, PCSRSettings *, PetscBool mpi, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode PCSRSetFromOptions(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqAIJPCSR(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatView_SeqAIJPCSR(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat, MatPCSRInfo *);
 /* MatPCSRSet/GetKernel, Set/GetTranspose (and Set/GetPartition for the MPI type) on A */
-PETSC_INTERN PetscErrorCode MatPCSRComposeSettings(Mat, PetscBool set, PetscBool mpi);
+PETSC_INTERN PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat, PetscBool set);

@@ -73,106 +73,46 @@ PetscErrorCode MatPCSRGetInfo(Mat A, MatPCSRInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- the implementations, one for the sequential and the MPI type ---- */
+/* ---- the sequential implementations (the MPI ones: mpipcsr.c); kernel and transpose need no
+   rebuild: auto is resolved at each use ---- */
 
-/* The settings of a pcsr matrix: its own (sequential), or the ones the MPI wrapper
-   keeps for its blocks. */
-static PetscErrorCode PCSRGetSettings(Mat A, PCSRSettings **s)
+#define PCSRSettingsOf(A) (&((Mat_SeqAIJPCSR *)(A)->spptr)->settings)
+
+static PetscErrorCode MatPCSRSetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel kernel)
 {
-  PetscBool mpi;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJPCSR, &mpi));
-  if (mpi) PetscCall(GpuMatsMPIShadowGetSettings(A, (void **)s));
-  else *s = &((Mat_SeqAIJPCSR *)A->spptr)->settings;
+  PCSRSettingsOf(A)->kernel = kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* An assembled MPI matrix passes new settings on to its blocks. */
-static PetscErrorCode PCSRSettingsChanged(Mat A)
+static PetscErrorCode MatPCSRGetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel *kernel)
 {
-  PetscBool mpi;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJPCSR, &mpi));
-  if (mpi && A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  *kernel = PCSRSettingsOf(A)->kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRSetKernel_PCSR(Mat A, MatPCSRKernel kernel)
+static PetscErrorCode MatPCSRSetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose mode)
 {
-  PCSRSettings *s;
-
   PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  s->kernel = kernel;
-  PetscCall(PCSRSettingsChanged(A));
+  PCSRSettingsOf(A)->transpose = mode;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRGetKernel_PCSR(Mat A, MatPCSRKernel *kernel)
+static PetscErrorCode MatPCSRGetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose *mode)
 {
-  PCSRSettings *s;
-
   PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  *kernel = s->kernel;
+  *mode = PCSRSettingsOf(A)->transpose;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRSetTranspose_PCSR(Mat A, MatPCSRTranspose mode)
-{
-  PCSRSettings *s;
-
-  PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  s->transpose = mode;
-  PetscCall(PCSRSettingsChanged(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetTranspose_PCSR(Mat A, MatPCSRTranspose *mode)
-{
-  PCSRSettings *s;
-
-  PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  *mode = s->transpose;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the partition applies where rows are distributed: the MPI type only */
-static PetscErrorCode MatPCSRSetPartition_PCSR(Mat A, MatPCSRPartition partition)
-{
-  PCSRSettings *s;
-
-  PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  s->partition = partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetPartition_PCSR(Mat A, MatPCSRPartition *partition)
-{
-  PCSRSettings *s;
-
-  PetscFunctionBegin;
-  PetscCall(PCSRGetSettings(A, &s));
-  *partition = s->partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatPCSRComposeSettings(Mat A, PetscBool set, PetscBool mpi)
+PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_PCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_PCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_PCSR : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_PCSR : NULL));
-  if (mpi) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetPartition_C", set ? MatPCSRSetPartition_PCSR : NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetPartition_C", set ? MatPCSRGetPartition_PCSR : NULL));
-  }
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetKernel_C", set ? MatPCSRSetKernel_SeqAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetKernel_C", set ? MatPCSRGetKernel_SeqAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetTranspose_C", set ? MatPCSRSetTranspose_SeqAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetTranspose_C", set ? MatPCSRGetTranspose_SeqAIJPCSR : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -237,20 +177,24 @@ PetscErrorCode MatView_SeqAIJPCSR(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Options shared by the sequential and the MPI type; -mat_pcsr_partition only means something for the latter */
-PetscErrorCode PCSRSettingsFromOptions(Mat A, PCSRSettings *s, PetscBool mpi, GPUMATS_OPTIONS_ARG)
+/* The options of both types, each applied through its public setter; called between
+   PetscOptionsHeadBegin and End (the MPI type adds -mat_pcsr_partition to the same head). */
+PetscErrorCode PCSRSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
 {
-  PetscEnum kernel = (PetscEnum)s->kernel, transpose = (PetscEnum)s->transpose, partition = (PetscEnum)s->partition;
+  MatPCSRKernel    kernel;
+  MatPCSRTranspose transpose;
+  PetscEnum        value;
+  PetscBool        set;
 
   PetscFunctionBegin;
-  PetscOptionsHeadBegin(PetscOptionsObject, "PCSR matrix options");
-  PetscCall(PetscOptionsEnum("-mat_pcsr_kernel", "CUDA SpMV kernel (auto: from the row lengths)", "MatPCSRSetKernel", MatPCSRKernels, kernel, &kernel, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pcsr_transpose", "MatMultTranspose on the GPU: atomic updates or a transposed copy", "MatPCSRSetTranspose", MatPCSRTransposes, transpose, &transpose, NULL));
-  if (mpi) PetscCall(PetscOptionsEnum("-mat_pcsr_partition", "Rows per process where gpumats chooses them (MatLoad, MatPCSRCreateRedistributed): equal rows or equal nonzeros", "MatPCSRSetPartition", MatPCSRPartitions, partition, &partition, NULL));
-  PetscOptionsHeadEnd();
-  s->kernel    = (MatPCSRKernel)kernel;
-  s->transpose = (MatPCSRTranspose)transpose;
-  s->partition = (MatPCSRPartition)partition;
+  PetscCall(MatPCSRGetKernel(A, &kernel));
+  PetscCall(MatPCSRGetTranspose(A, &transpose));
+  value = (PetscEnum)kernel;
+  PetscCall(PetscOptionsEnum("-mat_pcsr_kernel", "CUDA SpMV kernel (auto: from the row lengths)", "MatPCSRSetKernel", MatPCSRKernels, value, &value, &set));
+  if (set) PetscCall(MatPCSRSetKernel(A, (MatPCSRKernel)value));
+  value = (PetscEnum)transpose;
+  PetscCall(PetscOptionsEnum("-mat_pcsr_transpose", "MatMultTranspose on the GPU: atomic updates or a transposed copy", "MatPCSRSetTranspose", MatPCSRTransposes, value, &value, &set));
+  if (set) PetscCall(MatPCSRSetTranspose(A, (MatPCSRTranspose)value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -260,7 +204,9 @@ PetscErrorCode MatSetFromOptions_SeqAIJPCSR(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   if (p->shadow.parent.setfromoptions) PetscCall((*p->shadow.parent.setfromoptions)(A, PetscOptionsObject));
-  PetscCall(PCSRSettingsFromOptions(A, &p->settings, PETSC_FALSE, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "PCSR matrix options");
+  PetscCall(PCSRSetFromOptions(A, PetscOptionsObject));
+  PetscOptionsHeadEnd();
   PetscCall(GpuMatsBackendFromOptions(&p->shadow.backend, PetscOptionsObject));
   PetscCall(GpuMatsShadowSetBackend(A, p->shadow.backend));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# On a GPU machine: build gpumats against the CUDA-enabled PETSc 3.22 carried in
+# .device/ (see ../shared/device/README.md), run the whole test suite with device
+# vectors and again with host vectors (staging path), then the benchmarks.
+# Logs and results go to $OUT (default /tmp/gpumats-out).
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gpumats-out}
+mkdir -p "$OUT"
+[ -f /opt/petsc-cuda/lib/libpetsc.so ] || tar xJf .device/petsc-cuda.tar.xz -C /
+export PETSC_DIR=/opt/petsc-cuda PATH=/opt/petsc-cuda/bin:/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/opt/petsc-cuda/lib:${LD_LIBRARY_PATH:-}
+# SLEPc for the eigensolver tutorials and the main job, when carried
+if [ -f .device/slepc-cuda.tar.xz ]; then
+  [ -f /opt/slepc-cuda/lib/libslepc.so ] || tar xJf .device/slepc-cuda.tar.xz -C /
+  export SLEPC_DIR=/opt/slepc-cuda LD_LIBRARY_PATH=/opt/slepc-cuda/lib:$LD_LIBRARY_PATH
+fi
+export PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+B=${BUILD:-/tmp/gpumats-build}
+# SNES ex5 of 3.18 (the tutorial copy in .device) casts to three types PETSc 3.22 renamed
+ex5=.device/tutorials/src/snes/tutorials/ex5.c
+[ -f "$ex5" ] && sed -i -E 's/\(DMDASNES(Function|Jacobian|Objective)\)/(DMDASNES\1Fn *)/g' "$ex5"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+{ [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled; } > "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
+  || { tail -40 "$OUT/build.log"; exit 1; }
+status=0
+if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh benchmarks/scripts/device-bench.sh "$B" "$OUT"; exit $?; fi
+# device vectors, then host vectors (staging path); few files come back from the
+# device, so one log, and the failures' errors on stdout
+# GPUMATS_TEST_VECTORS: the passes to run ("device host" by default; one of them to split the
+# suite over two calls of the device tool); GPUMATS_TEST_JOBS tests at a time (default 8);
+# GPUMATS_TEST_ARGS more arguments for meson test (a suite, --timeout-multiplier ...)
+passes=${GPUMATS_TEST_VECTORS:-device host}
+jobs=${GPUMATS_TEST_JOBS:-8}
+: > "$OUT/tests.log"
+for run in $passes; do
+  opts=$PETSC_OPTIONS
+  [ "$run" = host ] && opts="$PETSC_OPTIONS -vec_type standard"
+  # straight into $OUT: a run stopped at the device tool's limit still tells what passed
+  PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs --num-processes "$jobs" ${GPUMATS_TEST_ARGS:-} > "$OUT/tests-$run.log" 2>&1 || status=1
+  cp "$OUT/tests-$run.log" /tmp/tests-$run.log
+  cat /tmp/tests-$run.log >> "$OUT/tests.log"
+done
+for run in $passes; do
+  echo "== $run vectors: $(grep -E '^(Ok|Fail|Skipped|Timeout):' /tmp/tests-$run.log | tr -s ' ' | tr '\n' ' ')"
+  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" /tmp/tests-$run.log
+done
+grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
+  grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
+# block products with B and C as dense CUDA matrices, 1 and 2 ranks
+for np in 1 2; do
+  MPIEXEC=/opt/petsc-cuda/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > /tmp/product.log 2>&1 \
+    && echo "== product, dense CUDA, $np rank(s): ok" || { status=1; echo "== product, dense CUDA, $np rank(s): FAILED"; tail -20 /tmp/product.log; }
+  cat /tmp/product.log >> "$OUT/tests.log"
+done
+[ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
+sh benchmarks/scripts/device-bench.sh "$B" "$OUT" || status=1
+exit $status
