@@ -1,5 +1,5 @@
 /* Correctness of the DIAG device kernels (cuda/diag/) against the host kernels of
-   src/diag/diag_format.c (themselves checked against dense references by
+   src/diag/diag_host.c (themselves checked against dense references by
    test_diag_format): HM and CDM, y = A x and y = A^T x, y0 NULL, distinct or y itself,
    outputs poisoned with NaN first, on 0x0, 1x1, rectangular HM, banded (bandwidth 1 to
    50), structured sparse with more diagonals than a shared-memory tile (600), and

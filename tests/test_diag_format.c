@@ -1,4 +1,4 @@
-/* The DIAG builder and host kernels (src/diag/diag_format.c) against the definitions:
+/* The DIAG builder and host kernels (src/diag/diag_builder.c and diag_host.c) against the definitions:
    the 4x4 example's compact diagonals and HM order worked by hand, then random banded
    and structured-sparse matrices (square and rectangular) whose products are compared
    with dense or CSR references computed here, and the refusals.  Plain C. */

@@ -108,12 +108,26 @@ PETSC_INTERN PetscErrorCode MatMPIDiagGetLocalBlocks(Mat, Mat *A, Mat *B, VecSca
 
 PETSC_INTERN PetscErrorCode MatSetValues_SeqDiag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqDiag(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatDiagInstallOps_SeqDiag(Mat);     /* diag_ops.c: the algebra */
+/* diag_algebra.c: the algebra on the diagonals (installed by MatCreate_SeqDiag) */
+PETSC_INTERN PetscErrorCode MatGetDiagonal_SeqDiag(Mat, Vec);
+PETSC_INTERN PetscErrorCode MatScale_SeqDiag(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatShift_SeqDiag(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatZeroEntries_SeqDiag(Mat);
+PETSC_INTERN PetscErrorCode MatNorm_SeqDiag(Mat, NormType, PetscReal *);
+PETSC_INTERN PetscErrorCode MatGetInfo_SeqDiag(Mat, MatInfoType, MatInfo *);
+PETSC_INTERN PetscErrorCode MatCopy_SeqDiag(Mat, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatTranspose_SeqDiag(Mat, MatReuse, Mat *);
+#if defined(PETSC_HAVE_DEVICE)
+PETSC_INTERN PetscErrorCode MatBindToCPU_SeqDiag(Mat, PetscBool);
+#endif
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqDiag(Mat); /* diag_product.c */
 PETSC_INTERN PetscErrorCode MatProductDataDestroy_SeqDiag(void *);
 /* diag_product_aij.c: products with AIJ operands, PtAP/RARt, and those of mpidiag, through AIJ */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatDiagComposeAIJProducts(Mat, PetscBool set);
+/* diag_options.c: settings, options, statistics, MatView */
 PETSC_INTERN PetscErrorCode DiagSettingsFromOptions(Mat, DiagSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqDiag(Mat, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode MatView_SeqDiag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatDiagComposeSettings(Mat, PetscBool set);
 PETSC_INTERN PetscErrorCode MatDiagGetInfo_SeqDiag(Mat, MatDiagInfo *);

@@ -2,7 +2,7 @@
    products: SOR (diag_sor.c), zeroing rows and columns, diagonal scaling and setting
    (diag_rows.c), AXPY with any X (diag_axpy.c), submatrices and overlap
    (diag_submat.c).  The array-level parts are shared with MATMPIDIAG, whose operations
-   work on each process's diagonal block as MPIAIJ's do (mpidiag_ops.c). */
+   work on each process's diagonal block as MPIAIJ's do (mpidiag_solverops.c). */
 #pragma once
 #include "diag/diag_impl.h"
 

@@ -1,5 +1,6 @@
 /* MATMPIDIAG's private structure, shared by the type (mpidiag.c), its staging and assembly
-   (mpidiag_assembly.c) and the operations PETSc's solvers call on it (mpidiag_ops.c). */
+   (mpidiag_assembly.c), its algebra (mpidiag_algebra.c) and the operations PETSc's solvers
+   call on it (mpidiag_solverops.c). */
 #pragma once
 #include "diag/diag_impl.h"
 
@@ -27,7 +28,19 @@ typedef struct {
 
 #define MPIDiagOf(M) ((Mat_MPIDiag *)(M)->data)
 
-/* mpidiag_ops.c: SOR, zero rows (and columns), diagonal scale/set, AXPY with any X,
+/* mpidiag.c: refuses an operation (op) before the first assembly */
+PETSC_INTERN PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op);
+/* mpidiag_algebra.c: the algebra (installed by MatCreate_MPIDiag) */
+PETSC_INTERN PetscErrorCode MatGetDiagonal_MPIDiag(Mat, Vec);
+PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_MPIDiag(Mat, Mat *);
+PETSC_INTERN PetscErrorCode MatScale_MPIDiag(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatShift_MPIDiag(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatZeroEntries_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatGetRow_MPIDiag(Mat, PetscInt, PetscInt *, PetscInt **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatRestoreRow_MPIDiag(Mat, PetscInt, PetscInt *, PetscInt **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatNorm_MPIDiag(Mat, NormType, PetscReal *);
+PETSC_INTERN PetscErrorCode MatGetInfo_MPIDiag(Mat, MatInfoType, MatInfo *);
+/* mpidiag_solverops.c: SOR, zero rows (and columns), diagonal scale/set, AXPY with any X,
    submatrices and overlap, installed on a new MATMPIDIAG */
 PETSC_INTERN PetscErrorCode MatMPIDiagInstallOps(Mat);
 /* The MPIAIJ with M's entries (mpidiag.c); M rebuilt from an assembled MPIAIJ P (P destroyed) */

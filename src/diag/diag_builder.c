@@ -1,5 +1,6 @@
-/* DIAG on the host: building HM and CDM from CSR, the diagonal product (the products with
-   vectors: diag_host_spmv.c). */
+/* The DIAG builder, plain C: the diagonals of a CSR matrix or of a set of offsets in HM or
+   CDM, the choice of scheme, finding an entry, copies and the transpose of a DiagFormat.
+   The host products: diag_host.c; the product of two diag matrices: diag_product_plan.c. */
 #include "diag_format.h"
 #include <stdlib.h>
 #include <string.h>
