@@ -61,6 +61,15 @@ typedef enum {
   MAT_DIAG_SCHEME_CDM  = 2  /* compact diagonals a(i, (i+k) mod n), each of length n: square, banded */
 } MatDiagScheme;
 
+/* The GPU kernel of C = A B for two diag matrices (MatProduct AB, AtB, ABt); the host
+   product does not depend on it */
+typedef enum {
+  MAT_DIAG_PRODUCT_OURS  = 0, /* banded CDM: rows of A and B staged in shared memory; otherwise the pairs of
+                                 diagonals meeting on each diagonal of C, listed once (the default) */
+  MAT_DIAG_PRODUCT_PAPER = 1  /* the paper's: Algorithm 1 (tiles, CDM) or Algorithm 2 (a thread per entry of A,
+                                 atomics, HM), for comparison */
+} MatDiagProductKernel;
+
 /* Where the multiplies run */
 typedef enum {
   GPUMATS_BACKEND_AUTO = 0, /* CUDA when built with it and a device is present, else host */
@@ -212,12 +221,71 @@ typedef struct {
 } MatPCSRInfo;
 PETSC_EXTERN PetscErrorCode MatPCSRGetInfo(Mat, MatPCSRInfo *);
 
-/* The scheme and the largest ratio of stored values to nonzeros accepted (default 3),
-   used when the diagonals are found: at the first assembly, a conversion or a load.
-   Setting another scheme on an assembled matrix converts it. */
+/*@C
+   MatDiagSetScheme - how the diagonals of a diag matrix are stored, used when they are found:
+   at the first assembly, a conversion or a load.  Setting another scheme on an assembled
+   matrix converts it.
+
+   Logically Collective
+
+   Input Parameters:
++  A      - a diag matrix (sequential or MPI: the diagonal block of each process; other types
+            ignore the call)
+-  scheme - MAT_DIAG_SCHEME_AUTO (the default), MAT_DIAG_SCHEME_HM or MAT_DIAG_SCHEME_CDM
+            (square matrices only)
+
+   Options Database Key:
+.  -mat_diag_scheme <auto|hm|cdm> - the same
+
+   Level: intermediate
+
+   Note:
+   MatDiagGetScheme() gives the scheme in use (HM or CDM) once the matrix is assembled,
+   the one asked for before.
+
+.seealso: MatDiagGetScheme(), MatDiagSetMaxFill(), MatDiagGetInfo()
+@*/
 PETSC_EXTERN PetscErrorCode MatDiagSetScheme(Mat, MatDiagScheme);
 PETSC_EXTERN PetscErrorCode MatDiagGetScheme(Mat, MatDiagScheme *);
+/*@C
+   MatDiagSetMaxFill - the largest ratio of stored values to nonzeros a diag matrix accepts
+   when its diagonals are found (first assembly, conversion, load, AXPY, submatrices): a matrix
+   that would store more is refused with an error naming the option
+
+   Logically Collective
+
+   Input Parameters:
++  A        - a diag matrix (sequential or MPI; other types ignore the call)
+-  max_fill - 0 (no limit) or positive; the default is 3
+
+   Options Database Key:
+.  -mat_diag_max_fill <3> - the same
+
+   Level: intermediate
+
+.seealso: MatDiagGetMaxFill(), MatDiagSetScheme()
+@*/
 PETSC_EXTERN PetscErrorCode MatDiagSetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatDiagGetMaxFill(Mat, PetscReal *);
+/*@C
+   MatDiagSetProductKernel - the GPU kernel of the product C = A B (also A^T B, A B^T) of two
+   diag matrices; the kernel of A is used (the host product does not depend on it)
+
+   Logically Collective
+
+   Input Parameters:
++  A      - a diag matrix (sequential or MPI; other types ignore the call)
+-  kernel - MAT_DIAG_PRODUCT_OURS (default) or MAT_DIAG_PRODUCT_PAPER
+
+   Options Database Key:
+.  -mat_diag_product <ours|paper> - the same
+
+   Level: advanced
+
+.seealso: MatDiagGetProductKernel(), MatProductCreate()
+@*/
+PETSC_EXTERN PetscErrorCode MatDiagSetProductKernel(Mat, MatDiagProductKernel);
+PETSC_EXTERN PetscErrorCode MatDiagGetProductKernel(Mat, MatDiagProductKernel *);
 
 /* Statistics of a diag matrix (sequential, or the local diagonal block) */
 typedef struct {

@@ -516,6 +516,81 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
   PetscFunctionReturn(0);
 }
 
+/* Every diag option has a public setter and getter: each round trip, the options database
+   through MatSetFromOptions, the diagonal block of an assembled mpidiag following the MPI
+   matrix, and bad values refused with a message naming what was wrong. */
+static PetscErrorCode SettingsChecks(TestCtx *t)
+{
+  GlobalCSR            csr;
+  Mat                  A, blk;
+  MatDiagScheme        scheme;
+  MatDiagProductKernel kernel;
+  PetscReal            fill;
+  GpuMatsBackend       backend;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(t->comm, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, 30, 30));
+  PetscCall(MatSetType(A, MATDIAG));
+  /* the defaults, then each setter and its getter */
+  PetscCall(MatDiagGetScheme(A, &scheme));
+  PetscCall(MatDiagGetMaxFill(A, &fill));
+  PetscCall(MatDiagGetProductKernel(A, &kernel));
+  PetscCheck(scheme == MAT_DIAG_SCHEME_AUTO && fill == 3 && kernel == MAT_DIAG_PRODUCT_OURS, t->comm, PETSC_ERR_PLIB, "diag defaults: scheme %d, max fill %g, product kernel %d (expected auto, 3, ours)", (int)scheme, (double)fill, (int)kernel);
+  PetscCall(MatDiagSetScheme(A, MAT_DIAG_SCHEME_CDM));
+  PetscCall(MatDiagSetMaxFill(A, 5.5));
+  PetscCall(MatDiagSetProductKernel(A, MAT_DIAG_PRODUCT_PAPER));
+  PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+  PetscCall(MatDiagGetScheme(A, &scheme));
+  PetscCall(MatDiagGetMaxFill(A, &fill));
+  PetscCall(MatDiagGetProductKernel(A, &kernel));
+  PetscCall(MatGpuMatsGetBackend(A, &backend));
+  PetscCheck(scheme == MAT_DIAG_SCHEME_CDM && fill == 5.5 && kernel == MAT_DIAG_PRODUCT_PAPER && backend == GPUMATS_BACKEND_HOST, t->comm, PETSC_ERR_PLIB, "diag setters: got scheme %d, max fill %g, product kernel %d, backend %d back", (int)scheme, (double)fill, (int)kernel, (int)backend);
+  /* the options database: MatSetFromOptions applies each option through its setter */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", "hm"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_fill", "7"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_product", "ours"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumats_backend", "auto"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_scheme"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_max_fill"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_product"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumats_backend"));
+  PetscCall(MatDiagGetScheme(A, &scheme));
+  PetscCall(MatDiagGetMaxFill(A, &fill));
+  PetscCall(MatDiagGetProductKernel(A, &kernel));
+  PetscCall(MatGpuMatsGetBackend(A, &backend));
+  PetscCheck(scheme == MAT_DIAG_SCHEME_HM && fill == 7 && kernel == MAT_DIAG_PRODUCT_OURS && backend == GPUMATS_BACKEND_AUTO, t->comm, PETSC_ERR_PLIB, "diag options: got scheme %d, max fill %g, product kernel %d, backend %d", (int)scheme, (double)fill, (int)kernel, (int)backend);
+  /* bad values */
+  EXPECT_ERROR(MatDiagSetProductKernel(A, (MatDiagProductKernel)42), "Unknown MatDiagProductKernel", "MatDiagSetProductKernel(42)");
+  EXPECT_ERROR(MatDiagSetMaxFill(A, -1), "must be 0 (no limit) or positive", "MatDiagSetMaxFill(-1)");
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_fill", "-2"));
+  EXPECT_ERROR(MatSetFromOptions(A), "-mat_diag_max_fill -2", "-mat_diag_max_fill -2");
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_max_fill"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_product", "fastest"));
+  EXPECT_ERROR(MatSetFromOptions(A), "mat_diag_product", "-mat_diag_product fastest");
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_product"));
+  PetscCall(MatDiagGetMaxFill(A, &fill));
+  PetscCall(MatDiagGetProductKernel(A, &kernel));
+  PetscCheck(fill == 7 && kernel == MAT_DIAG_PRODUCT_OURS, t->comm, PETSC_ERR_PLIB, "diag settings changed by refused values: max fill %g, product kernel %d", (double)fill, (int)kernel);
+  PetscCall(MatDestroy(&A));
+  /* assembled: the settings reach the diagonal block (mpidiag) or the matrix itself (seqdiag) */
+  PetscCall(BandCSR(t->rnd, 30, 2, 2, 1, &csr));
+  PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A));
+  PetscCall(MatDiagSetProductKernel(A, MAT_DIAG_PRODUCT_PAPER));
+  PetscCall(MatDiagSetMaxFill(A, 0));
+  PetscCall(MatDiagSetScheme(A, MAT_DIAG_SCHEME_CDM));
+  if (t->size > 1) PetscCall(MatGetDiagonalBlock(A, &blk));
+  else blk = A;
+  PetscCall(MatDiagGetScheme(blk, &scheme));
+  PetscCall(MatDiagGetMaxFill(blk, &fill));
+  PetscCall(MatDiagGetProductKernel(blk, &kernel));
+  PetscCheck(scheme == MAT_DIAG_SCHEME_CDM && fill == 0 && kernel == MAT_DIAG_PRODUCT_PAPER, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag settings of the assembled matrix's %s: scheme %d, max fill %g, product kernel %d (expected cdm, 0, paper)", t->size > 1 ? "diagonal block" : "self", (int)scheme, (double)fill, (int)kernel);
+  PetscCall(MatDestroy(&A));
+  PetscCall(GlobalCSRDestroy(&csr));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode RunTests(void)
 {
   TestCtx  t;
@@ -538,6 +613,7 @@ static PetscErrorCode RunTests(void)
   PetscCall(DenseProductChecks(&t));
   PetscCall(ViewLoadInfoChecks(&t));
   PetscCall(BadInputChecks(&t));
+  PetscCall(SettingsChecks(&t));
   PetscCall(PetscPrintf(t.comm, "test_diag_ops on %d rank(s): all passed, %" PetscInt_FMT " random matrices, %" PetscInt_FMT " results compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, ncases, t.ncompared, (double)t.maxerr, (double)t.tol));
   PetscCall(TestCtxDestroy(&t));
   PetscFunctionReturn(0);

@@ -78,11 +78,25 @@ PetscErrorCode MatGpuMatsGetBackend(Mat A, GpuMatsBackend *backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A type that composes no MatGpuMatsUsesDevice_C is answered from its backend (MatGpuMatsGetBackend_C) */
 PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
 {
+  PetscErrorCode (*f)(Mat, PetscBool *) = NULL;
+  PetscErrorCode (*get)(Mat, GpuMatsBackend *) = NULL;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   *uses = PETSC_FALSE;
-  PetscTryMethod(A, "MatGpuMatsUsesDevice_C", (Mat, PetscBool *), (A, uses));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &f));
+  if (f) PetscCall((*f)(A, uses));
+  else {
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsGetBackend_C", &get));
+    if (get) {
+      GpuMatsBackend backend;
+
+      PetscCall((*get)(A, &backend));
+      PetscCall(GpuMatsBackendUsesDevice(A, backend, uses));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -174,13 +174,6 @@ static PetscErrorCode MatGpuMatsGetBackend_MPIAIJShadow(Mat A, GpuMatsBackend *b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGpuMatsUsesDevice_MPIAIJShadow(Mat A, PetscBool *uses)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, MPIShadowOf(A)->backend, uses));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatConvert_MPIAIJShadow_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat B, Ad, Ao;
@@ -214,7 +207,6 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, const GpuMatsMPIShadowClass *cl
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? cls->convert_from_mpiaij : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIAIJShadow : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIAIJShadow : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_MPIAIJShadow : NULL));
   /* A * dense B: both blocks through the format's SpMM (mpidense_product.c) */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpidense_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));

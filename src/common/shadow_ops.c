@@ -122,13 +122,6 @@ static PetscErrorCode MatGpuMatsGetBackend_SeqAIJShadow(Mat A, GpuMatsBackend *b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGpuMatsUsesDevice_SeqAIJShadow(Mat A, PetscBool *uses)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsShadowOf(A)->backend, uses));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 #if defined(PETSC_HAVE_DEVICE)
 static PetscErrorCode MatBindToCPU_SeqAIJShadow(Mat A, PetscBool flg)
 {
@@ -145,7 +138,6 @@ static PetscErrorCode GpuMatsShadowCompose(Mat A, const char *seqtype, PetscBool
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? GpuMatsShadowSetBackend : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_SeqAIJShadow : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_SeqAIJShadow : NULL));
   /* A * dense B: one SpMM (dense_product.c); sparse products keep AIJ's ops->productsetfromoptions */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_seqdense_C", seqtype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow_SeqDense : NULL));

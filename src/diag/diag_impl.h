@@ -12,17 +12,13 @@
   #include "cuda/diag/diag_cuda.h"
 #endif
 
-/* The GPU kernel of C = A B for two diag matrices */
-typedef enum {
-  DIAG_PRODUCT_OURS  = 0, /* banded CDM: rows of A and B staged in shared memory; otherwise the pairs of diagonals
-                             meeting on each diagonal of C listed once, a thread per entry of C */
-  DIAG_PRODUCT_PAPER = 1  /* the paper's: Algorithm 1 (tiles, CDM) or Algorithm 2 (a thread per entry of A, atomics, HM) */
-} DiagProductKernel;
+/* The GPU kernel of C = A B for two diag matrices: the public MatDiagProductKernel */
+#define DIAG_PRODUCT_PAPER MAT_DIAG_PRODUCT_PAPER
 
 typedef struct {
-  MatDiagScheme     scheme;   /* asked for: AUTO, HM or CDM */
-  PetscReal         max_fill; /* largest stored values / nonzeros accepted; 0: any */
-  DiagProductKernel product;
+  MatDiagScheme        scheme;   /* asked for: AUTO, HM or CDM */
+  PetscReal            max_fill; /* largest stored values / nonzeros accepted; 0: any */
+  MatDiagProductKernel product;
 } DiagSettings;
 
 typedef enum {
@@ -53,7 +49,7 @@ typedef struct {
 } Mat_SeqDiag;
 
 PETSC_INTERN const char *const MatDiagSchemes[];
-PETSC_INTERN const char *const DiagProductKernels[];
+PETSC_INTERN const char *const MatDiagProductKernels[];
 PETSC_INTERN const GpuMatsShadowOps DiagOps;
 
 /* values_at bookkeeping: the host values current (before a host read), the device copy
@@ -126,7 +122,7 @@ PETSC_INTERN PetscErrorCode MatProductDataDestroy_SeqDiag(void *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatDiagComposeAIJProducts(Mat, PetscBool set);
 /* diag_options.c: settings, options, statistics, MatView */
-PETSC_INTERN PetscErrorCode DiagSettingsFromOptions(Mat, DiagSettings *, GPUMATS_OPTIONS_ARG);
+PETSC_INTERN PetscErrorCode DiagSetFromOptions(Mat, const DiagSettings *current, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqDiag(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatView_SeqDiag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatDiagComposeSettings(Mat, PetscBool set);

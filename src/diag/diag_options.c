@@ -3,8 +3,8 @@
    MatView prints. */
 #include "diag/diag_impl.h"
 
-const char *const MatDiagSchemes[]     = {"auto", "hm", "cdm", "MatDiagScheme", "MAT_DIAG_SCHEME_", NULL};
-const char *const DiagProductKernels[] = {"ours", "paper", "DiagProductKernel", "DIAG_PRODUCT_", NULL};
+const char *const MatDiagSchemes[]        = {"auto", "hm", "cdm", "MatDiagScheme", "MAT_DIAG_SCHEME_", NULL};
+const char *const MatDiagProductKernels[] = {"ours", "paper", "MatDiagProductKernel", "MAT_DIAG_PRODUCT_", NULL};
 
 /* ---- public API (sequential and MPI through composed functions) ------------- */
 
@@ -29,7 +29,33 @@ PetscErrorCode MatDiagSetMaxFill(Mat A, PetscReal max_fill)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(max_fill >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatDiagSetMaxFill(%g): must be 0 (no limit) or positive", (double)max_fill);
   PetscTryMethod(A, "MatDiagSetMaxFill_C", (Mat, PetscReal), (A, max_fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetMaxFill(Mat A, PetscReal *max_fill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetMaxFill_C", (Mat, PetscReal *), (A, max_fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagSetProductKernel(Mat A, MatDiagProductKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(kernel == MAT_DIAG_PRODUCT_OURS || kernel == MAT_DIAG_PRODUCT_PAPER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatDiagProductKernel %d: MAT_DIAG_PRODUCT_OURS or MAT_DIAG_PRODUCT_PAPER", (int)kernel);
+  PetscTryMethod(A, "MatDiagSetProductKernel_C", (Mat, MatDiagProductKernel), (A, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetProductKernel(Mat A, MatDiagProductKernel *kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetProductKernel_C", (Mat, MatDiagProductKernel *), (A, kernel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -43,35 +69,38 @@ PetscErrorCode MatDiagGetInfo(Mat A, MatDiagInfo *info)
 
 /* ---- the sequential implementations ----------------------------------------- */
 
-PetscErrorCode DiagSettingsFromOptions(Mat A, DiagSettings *s, GPUMATS_OPTIONS_ARG)
+/* The diag options of seqdiag and mpidiag, each applied through its public setter; 'current'
+   gives the defaults shown by -help.  The fill limit and the kernel are set before the scheme,
+   whose change converts an assembled matrix. */
+PetscErrorCode DiagSetFromOptions(Mat A, const DiagSettings *current, GPUMATS_OPTIONS_ARG)
 {
-  PetscEnum scheme = (PetscEnum)s->scheme, product = (PetscEnum)s->product;
+  PetscEnum scheme = (PetscEnum)current->scheme, product = (PetscEnum)current->product;
+  PetscReal max_fill = current->max_fill;
+  PetscBool scheme_set, max_fill_set, product_set;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DIAG options");
-  PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, NULL));
-  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", s->max_fill, &s->max_fill, NULL));
-  PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: ours (banded rows in shared memory, else pairs of diagonals), paper (Algorithm 1 for CDM, 2 for HM)", "", DiagProductKernels, product, &product, NULL));
+  PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, &scheme_set));
+  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", max_fill, &max_fill, &max_fill_set));
+  PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: ours (banded rows in shared memory, else pairs of diagonals), paper (Algorithm 1 for CDM, 2 for HM)", "MatDiagSetProductKernel", MatDiagProductKernels, product, &product, &product_set));
   PetscOptionsHeadEnd();
-  s->product = (DiagProductKernel)product;
-  PetscCheck(s->max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)s->max_fill);
-  s->scheme = (MatDiagScheme)scheme;
+  PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)max_fill);
+  if (max_fill_set) PetscCall(MatDiagSetMaxFill(A, max_fill));
+  if (product_set) PetscCall(MatDiagSetProductKernel(A, (MatDiagProductKernel)product));
+  if (scheme_set) PetscCall(MatDiagSetScheme(A, (MatDiagScheme)scheme));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSetFromOptions_SeqDiag(Mat A, GPUMATS_OPTIONS_ARG)
 {
-  Mat_SeqDiag   *d       = (Mat_SeqDiag *)A->spptr;
-  GpuMatsBackend backend = d->shadow.backend;
-  DiagSettings   s       = d->settings;
+  Mat_SeqDiag   *d = (Mat_SeqDiag *)A->spptr;
+  GpuMatsBackend backend;
 
   PetscFunctionBegin;
-  PetscCall(DiagSettingsFromOptions(A, &s, PetscOptionsObject));
+  PetscCall(DiagSetFromOptions(A, &d->settings, PetscOptionsObject));
+  PetscCall(MatGpuMatsGetBackend(A, &backend));
   PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
-  PetscCall(GpuMatsShadowSetBackend(A, backend));
-  d->settings.max_fill = s.max_fill;
-  d->settings.product  = s.product;
-  PetscCall(MatDiagSetScheme(A, s.scheme));
+  PetscCall(MatGpuMatsSetBackend(A, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -100,11 +129,33 @@ static PetscErrorCode MatDiagGetScheme_SeqDiag(Mat A, MatDiagScheme *scheme)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define DiagSettingsOf(A) (&((Mat_SeqDiag *)(A)->spptr)->settings)
+
 static PetscErrorCode MatDiagSetMaxFill_SeqDiag(Mat A, PetscReal max_fill)
 {
   PetscFunctionBegin;
-  PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatDiagSetMaxFill(%g): must be 0 (no limit) or positive", (double)max_fill);
-  ((Mat_SeqDiag *)A->spptr)->settings.max_fill = max_fill;
+  DiagSettingsOf(A)->max_fill = max_fill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetMaxFill_SeqDiag(Mat A, PetscReal *max_fill)
+{
+  PetscFunctionBegin;
+  *max_fill = DiagSettingsOf(A)->max_fill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetProductKernel_SeqDiag(Mat A, MatDiagProductKernel kernel)
+{
+  PetscFunctionBegin;
+  DiagSettingsOf(A)->product = kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetProductKernel_SeqDiag(Mat A, MatDiagProductKernel *kernel)
+{
+  PetscFunctionBegin;
+  *kernel = DiagSettingsOf(A)->product;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,6 +229,9 @@ PetscErrorCode MatDiagComposeSettings(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetScheme_C", set ? MatDiagSetScheme_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetScheme_C", set ? MatDiagGetScheme_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetMaxFill_C", set ? MatDiagGetMaxFill_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetProductKernel_C", set ? MatDiagSetProductKernel_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetProductKernel_C", set ? MatDiagGetProductKernel_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetInfo_C", set ? MatDiagGetInfo_SeqDiag : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

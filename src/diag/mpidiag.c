@@ -352,12 +352,14 @@ static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
 
 static PetscErrorCode MatSetFromOptions_MPIDiag(Mat M, GPUMATS_OPTIONS_ARG)
 {
-  Mat_MPIDiag *c = MPIDiagOf(M);
+  Mat_MPIDiag   *c = MPIDiagOf(M);
+  GpuMatsBackend backend;
 
   PetscFunctionBegin;
-  PetscCall(DiagSettingsFromOptions(M, &c->settings, PetscOptionsObject));
-  PetscCall(GpuMatsBackendFromOptions(&c->backend, PetscOptionsObject));
-  PetscCall(MatGpuMatsSetBackend(M, c->backend));
+  PetscCall(DiagSetFromOptions(M, &c->settings, PetscOptionsObject));
+  PetscCall(MatGpuMatsGetBackend(M, &backend));
+  PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
+  PetscCall(MatGpuMatsSetBackend(M, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -382,13 +384,6 @@ static PetscErrorCode MatGpuMatsGetBackend_MPIDiag(Mat M, GpuMatsBackend *backen
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGpuMatsUsesDevice_MPIDiag(Mat M, PetscBool *uses)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(M, MPIDiagOf(M)->backend, uses));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatDiagSetScheme_MPIDiag(Mat M, MatDiagScheme scheme)
 {
   PetscFunctionBegin;
@@ -405,11 +400,35 @@ static PetscErrorCode MatDiagGetScheme_MPIDiag(Mat M, MatDiagScheme *scheme)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The settings are the MPI matrix's (the blocks built at each assembly take them) and, once
+   assembled, its diagonal block's too */
 static PetscErrorCode MatDiagSetMaxFill_MPIDiag(Mat M, PetscReal max_fill)
 {
   PetscFunctionBegin;
-  PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatDiagSetMaxFill(%g): must be 0 (no limit) or positive", (double)max_fill);
   MPIDiagOf(M)->settings.max_fill = max_fill;
+  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetMaxFill(MPIDiagOf(M)->A, max_fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetMaxFill_MPIDiag(Mat M, PetscReal *max_fill)
+{
+  PetscFunctionBegin;
+  *max_fill = MPIDiagOf(M)->settings.max_fill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetProductKernel_MPIDiag(Mat M, MatDiagProductKernel kernel)
+{
+  PetscFunctionBegin;
+  MPIDiagOf(M)->settings.product = kernel;
+  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetProductKernel(MPIDiagOf(M)->A, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetProductKernel_MPIDiag(Mat M, MatDiagProductKernel *kernel)
+{
+  PetscFunctionBegin;
+  *kernel = MPIDiagOf(M)->settings.product;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -441,10 +460,12 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetScheme_C", set ? MatDiagSetScheme_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetScheme_C", set ? MatDiagGetScheme_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetMaxFill_C", set ? MatDiagGetMaxFill_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetProductKernel_C", set ? MatDiagSetProductKernel_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetProductKernel_C", set ? MatDiagGetProductKernel_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
