@@ -16,7 +16,7 @@ refusals and their messages.\n";
 #include <petscksp.h>
 #include <string.h>
 #include <gpumats.h>
-#include "testmat.h"
+#include "testdiag.h"
 
 #define EXPECT_ERROR(call, must_contain, what) \
   do { \
@@ -39,33 +39,15 @@ static PetscErrorCode RandIntLocal(PetscRandom r, PetscInt lo, PetscInt hi, Pets
   PetscFunctionReturn(0);
 }
 
-/* An M x N matrix with entries on the offsets j - i of off[], each kept with probability keep;
-   the offset zero_off (if one of them) holds explicit zeros only (an "empty" diagonal). */
+/* OffsetsCSR (testdiag.c) whose offset zero_off (if one of them) holds explicit zeros only (an
+   "empty" diagonal) */
 static PetscErrorCode DiagonalsCSR(PetscRandom r, PetscInt M, PetscInt N, PetscInt noff, const PetscInt *off, PetscReal keep, PetscInt zero_off, GlobalCSR *csr)
 {
-  PetscInt nnz = 0;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(csr, sizeof(*csr)));
-  csr->M = M, csr->N = N;
-  PetscCall(PetscMalloc3(M + 1, &csr->rowptr, PetscMax(M * noff, 1), &csr->cols, PetscMax(M * noff, 1), &csr->vals));
-  for (PetscInt i = 0; i < M; i++) {
-    csr->rowptr[i] = nnz;
-    for (PetscInt t = 0; t < noff; t++) {
-      const PetscInt j = i + off[t];
-      PetscBool      take = PETSC_TRUE;
-
-      if (j < 0 || j >= N) continue;
-      if (keep < 1) PetscCall(RandBool(r, keep, &take));
-      if (!take) continue;
-      csr->cols[nnz] = j;
-      if (off[t] == zero_off) csr->vals[nnz++] = 0;
-      else PetscCall(RandValue(r, &csr->vals[nnz++]));
-    }
-    csr->maxlen = PetscMax(csr->maxlen, nnz - csr->rowptr[i]);
-  }
-  csr->rowptr[M] = nnz;
-  csr->nnz       = nnz;
+  PetscCall(OffsetsCSR(r, M, N, noff, off, keep, csr));
+  for (PetscInt i = 0; i < M; i++)
+    for (PetscInt k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++)
+      if (csr->cols[k] - i == zero_off) csr->vals[k] = 0;
   PetscFunctionReturn(0);
 }
 

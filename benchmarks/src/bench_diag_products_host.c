@@ -108,44 +108,31 @@ static PetscErrorCode RunRow(const DiagTableRow *row, const char *scheme, PetscI
     const double t_bw = (double)bytes / 4.5e12 * 1e3, t_fl = (double)plan.flops / 67e12 * 1e3;
 
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %4" PetscInt_FMT " x %4" PetscInt_FMT " (%s x %s) nzA %9" PetscInt64_FMT " nzB %9" PetscInt64_FMT " C %5" PetscInt_FMT " diagonals %10" PetscInt64_FMT " values (paper nzC %9" PetscInt64_FMT ") %8" PetscInt64_FMT " pairs %8.3f Gflop %8.1f MB  H200 roofline %.4f ms (%s-bound; flop %.4f ms, bytes %.4f ms), %.2f flop/B; plan (symbolic phase, fastest of 10) %.2f ms\n", row->name, row->n, na, nb, sa == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", sb == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", fa.nnz, fb.nnz, fc.ndiag, fc.start[fc.ndiag], row->nzc, plan.npairs, (double)plan.flops * 1e-9, (double)bytes / 1e6, PetscMax(t_bw, t_fl), t_bw > t_fl ? "memory" : "flop", t_fl, t_bw, (double)plan.flops / (double)bytes, plan_ms));
-    DiagProductPlanFree(&plan);
-    DiagFormatFree(&fa), DiagFormatFree(&fb), DiagFormatFree(&fc);
-    PetscCall(MatDestroy(&Ad));
-    PetscCall(MatDestroy(&Bd));
-    PetscCall(MatDestroy(&Aa));
-    PetscCall(MatDestroy(&Ba));
-    PetscCall(PetscFree(ai));
-    PetscCall(PetscFree(aj));
-    PetscCall(PetscFree(aa));
-    PetscCall(PetscFree(bi));
-    PetscCall(PetscFree(bj));
-    PetscCall(PetscFree(ba));
-    PetscCall(PetscFree2(offa, offb));
-    PetscFunctionReturn(0);
-  }
-  /* diag on the host, then AIJ */
-  PetscCall(TimeProduct(Ad, Bd, first_reps, reps, &d_first, &d_num, &Cd));
-  PetscCall(TimeProduct(Aa, Ba, first_reps, reps, &a_first, &a_num, &Ca));
-  { /* C against AIJ's */
-    Mat D;
+  } else {
+    /* diag on the host, then AIJ */
+    PetscCall(TimeProduct(Ad, Bd, first_reps, reps, &d_first, &d_num, &Cd));
+    PetscCall(TimeProduct(Aa, Ba, first_reps, reps, &a_first, &a_num, &Ca));
+    { /* C against AIJ's */
+      Mat D;
 
-    PetscCall(MatConvert(Cd, MATSEQAIJ, MAT_INITIAL_MATRIX, &D));
-    PetscCall(MatNorm(Ca, NORM_FROBENIUS, &na_));
-    PetscCall(MatAXPY(D, -1.0, Ca, DIFFERENT_NONZERO_PATTERN));
-    PetscCall(MatNorm(D, NORM_FROBENIUS, &nd_));
-    err = na_ > 0 ? nd_ / na_ : nd_;
-    PetscCall(MatDestroy(&D));
+      PetscCall(MatConvert(Cd, MATSEQAIJ, MAT_INITIAL_MATRIX, &D));
+      PetscCall(MatNorm(Ca, NORM_FROBENIUS, &na_));
+      PetscCall(MatAXPY(D, -1.0, Ca, DIFFERENT_NONZERO_PATTERN));
+      PetscCall(MatNorm(D, NORM_FROBENIUS, &nd_));
+      err = na_ > 0 ? nd_ / na_ : nd_;
+      PetscCall(MatDestroy(&D));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %4" PetscInt_FMT " x %4" PetscInt_FMT " (%s x %s) C %5" PetscInt_FMT " diagonals %8" PetscInt64_FMT " pairs %7.3f Gflop %7.1f MB | diag first %9.2f numeric %9.2f | aij first %9.2f numeric %9.2f | aij/diag numeric %5.2f | paper CPU %8.2f ms | err %.1e\n", row->name, row->n, na, nb,
+                          sa == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", sb == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", fc.ndiag, plan.npairs, (double)plan.flops * 1e-9, (double)bytes / 1e6, d_first, d_num, a_first, a_num, a_num / d_num, row->cpu_ms, err));
+    if (csv)
+      fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%s,%" PetscInt_FMT ",%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.2f,%.3e\n", row->name, row->n, na, nb, sa == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", sb == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", fc.ndiag, (long long)plan.npairs, (long long)plan.flops, (long long)bytes, d_first, d_num, a_first,
+              a_num, row->cpu_ms, err);
+    PetscCheck(err <= 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the diag product differs from AIJ's by %g", row->name, err);
+    PetscCall(MatDestroy(&Cd));
+    PetscCall(MatDestroy(&Ca));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %4" PetscInt_FMT " x %4" PetscInt_FMT " (%s x %s) C %5" PetscInt_FMT " diagonals %8" PetscInt64_FMT " pairs %7.3f Gflop %7.1f MB | diag first %9.2f numeric %9.2f | aij first %9.2f numeric %9.2f | aij/diag numeric %5.2f | paper CPU %8.2f ms | err %.1e\n", row->name, row->n, na, nb,
-                        sa == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", sb == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", fc.ndiag, plan.npairs, (double)plan.flops * 1e-9, (double)bytes / 1e6, d_first, d_num, a_first, a_num, a_num / d_num, row->cpu_ms, err));
-  if (csv)
-    fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%s,%" PetscInt_FMT ",%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.2f,%.3e\n", row->name, row->n, na, nb, sa == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", sb == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", fc.ndiag, (long long)plan.npairs, (long long)plan.flops, (long long)bytes, d_first, d_num, a_first,
-            a_num, row->cpu_ms, err);
-  PetscCheck(err <= 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the diag product differs from AIJ's by %g", row->name, err);
   DiagProductPlanFree(&plan);
   DiagFormatFree(&fa), DiagFormatFree(&fb), DiagFormatFree(&fc);
-  PetscCall(MatDestroy(&Cd));
-  PetscCall(MatDestroy(&Ca));
   PetscCall(MatDestroy(&Ad));
   PetscCall(MatDestroy(&Bd));
   PetscCall(MatDestroy(&Aa));

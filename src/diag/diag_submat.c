@@ -12,17 +12,12 @@
    with several subdomains on one process the overlaps can differ from AIJ's on such rows. */
 #include "diag/diag_solverops.h"
 
-static DiagScheme DiagSchemeFromSetting(MatDiagScheme s)
-{
-  return s == MAT_DIAG_SCHEME_CDM ? DIAG_SCHEME_CDM : DIAG_SCHEME_HM;
-}
-
 PetscErrorCode DiagAIJFits(Mat M, const DiagSettings *s, PetscBool *fits)
 {
   const PetscInt *ai, *aj;
   PetscInt        m;
   PetscBool       done;
-  DiagScheme      scheme = DiagSchemeFromSetting(s->scheme);
+  DiagScheme      scheme = DiagSchemeOf(s->scheme);
   PetscInt64      hm, cdm, stored;
   DiagFormat      fmt;
   DiagStatus      st;
