@@ -122,7 +122,6 @@ PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat A, MatPCSRInfo *info)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
   PetscBool       on_device;
-  const char     *why;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatPCSRGetInfo: the matrix is not assembled");
@@ -133,7 +132,7 @@ PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat A, MatPCSRInfo *info)
   info->empty_rows     = p->stats.empty_rows;
   info->mean_row_len   = p->stats.mean_row_len;
   info->stddev_row_len = p->stats.stddev_row_len;
-  info->kernel         = p->settings.kernel == MAT_PCSR_KERNEL_AUTO ? (MatPCSRKernel)PCSRChooseKernel(&p->stats, &why) : p->settings.kernel;
+  info->kernel         = PCSRResolveKernel(p->settings.kernel, &p->stats);
   info->on_device      = on_device;
 #if GPUMATS_HAVE_CUDA
   if (p->dev) {
