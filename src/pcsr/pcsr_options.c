@@ -76,35 +76,8 @@ PetscErrorCode MatPCSRGetInfo(Mat A, MatPCSRInfo *info)
 /* ---- the sequential implementations (the MPI ones: mpipcsr.c); kernel and transpose need no
    rebuild: auto is resolved at each use ---- */
 
-#define PCSRSettingsOf(A) (&((Mat_SeqAIJPCSR *)(A)->spptr)->settings)
-
-static PetscErrorCode MatPCSRSetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel kernel)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOf(A)->kernel = kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = PCSRSettingsOf(A)->kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose mode)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOf(A)->transpose = mode;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose *mode)
-{
-  PetscFunctionBegin;
-  *mode = PCSRSettingsOf(A)->transpose;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+GPUMATS_SHADOW_SETTING(MatPCSRSetKernel_SeqAIJPCSR, MatPCSRGetKernel_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, kernel, MatPCSRKernel, MatPCSRApplySettings_SeqAIJPCSR)
+GPUMATS_SHADOW_SETTING(MatPCSRSetTranspose_SeqAIJPCSR, MatPCSRGetTranspose_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose, MatPCSRApplySettings_SeqAIJPCSR)
 
 PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat A, PetscBool set)
 {
