@@ -6,7 +6,7 @@ const char *const MatPCSRKernels[]    = {"auto", "paper", "fused", "vector", "ad
 const char *const MatPCSRTransposes[] = {"atomic", "copy", "MatPCSRTranspose", "MAT_PCSR_TRANSPOSE_", NULL};
 const char *const MatPCSRPartitions[] = {"rows", "nnz", "MatPCSRPartition", "MAT_PCSR_PARTITION_", NULL};
 
-/* ---- public API: dispatch through composed functions (seq and MPI) ---- */
+/* ---- public API (manual pages: include/gpumats.h): dispatch through composed functions (seq and MPI) ---- */
 
 PetscErrorCode MatPCSRSetKernel(Mat A, MatPCSRKernel kernel)
 {
@@ -42,12 +42,6 @@ PetscErrorCode MatPCSRGetTranspose(Mat A, MatPCSRTranspose *mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@C
-  MatPCSRSetPartition - the row distribution an MPI pcsr matrix is given where
-  gpumats chooses it: MatLoad() into a matrix without sizes, and
-  MatPCSRCreateRedistributed().  A matrix assembled with the sizes of the
-  caller keeps them.
-@*/
 PetscErrorCode MatPCSRSetPartition(Mat A, MatPCSRPartition partition)
 {
   PetscFunctionBegin;
