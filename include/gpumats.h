@@ -198,11 +198,114 @@ PETSC_EXTERN PetscErrorCode MatCIHybridMakeHostCopy(Mat);
 PETSC_EXTERN PetscErrorCode MatCIHybridIsDeviceOnly(Mat, PetscBool *);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+/*@C
+   MatPCSRSetKernel - the CUDA SpMV kernel of a pcsr matrix (the host products do not depend
+   on it); no rebuild: the kernel is chosen at each product
+
+   Logically Collective
+
+   Input Parameters:
++  A      - a pcsr matrix (sequential or MPI, where it applies to both blocks; other types ignore the call)
+-  kernel - MAT_PCSR_KERNEL_AUTO (default: from the row lengths, -info says which and why),
+            MAT_PCSR_KERNEL_PAPER, MAT_PCSR_KERNEL_FUSED, MAT_PCSR_KERNEL_VECTOR or MAT_PCSR_KERNEL_ADAPTIVE
+
+   Options Database Key:
+.  -mat_pcsr_kernel <auto|paper|fused|vector|adaptive> - the same
+
+   Level: advanced
+
+   Note:
+   MatPCSRGetInfo() gives the kernel the device runs, with auto resolved.
+
+.seealso: MatPCSRGetKernel(), MatPCSRGetInfo(), MatPCSRSetTranspose()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRSetKernel(Mat, MatPCSRKernel);
+/*@C
+   MatPCSRGetKernel - the CUDA SpMV kernel set on a pcsr matrix
+
+   Not Collective
+
+   Input Parameter:
+.  A - a pcsr matrix (sequential or MPI; an error for other types)
+
+   Output Parameter:
+.  kernel - as set: MAT_PCSR_KERNEL_AUTO stays AUTO (MatPCSRGetInfo() gives its choice)
+
+   Level: advanced
+
+.seealso: MatPCSRSetKernel(), MatPCSRGetInfo()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRGetKernel(Mat, MatPCSRKernel *);
+/*@C
+   MatPCSRSetTranspose - how MatMultTranspose() and MatMultTransposeAdd() of a pcsr matrix run
+   on the GPU (the host products do not depend on it)
+
+   Logically Collective
+
+   Input Parameters:
++  A    - a pcsr matrix (sequential or MPI, where it applies to both blocks; other types ignore the call)
+-  mode - MAT_PCSR_TRANSPOSE_ATOMIC (default: atomic updates of y, no extra memory) or
+          MAT_PCSR_TRANSPOSE_COPY (a transposed CSR copy built on first use: twice the memory, no atomics)
+
+   Options Database Key:
+.  -mat_pcsr_transpose <atomic|copy> - the same
+
+   Level: advanced
+
+.seealso: MatPCSRGetTranspose(), MatPCSRSetKernel()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRSetTranspose(Mat, MatPCSRTranspose);
+/*@C
+   MatPCSRGetTranspose - how the transposed products of a pcsr matrix run on the GPU
+
+   Not Collective
+
+   Input Parameter:
+.  A - a pcsr matrix (sequential or MPI; an error for other types)
+
+   Output Parameter:
+.  mode - MAT_PCSR_TRANSPOSE_ATOMIC or MAT_PCSR_TRANSPOSE_COPY
+
+   Level: advanced
+
+.seealso: MatPCSRSetTranspose()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRGetTranspose(Mat, MatPCSRTranspose *);
+/*@C
+   MatPCSRSetPartition - the row distribution an MPI pcsr matrix is given where gpumats chooses
+   it: MatLoad() into a matrix whose local sizes were left to PETSc, and
+   MatPCSRCreateRedistributed(); a matrix assembled with the caller's sizes keeps them
+
+   Logically Collective
+
+   Input Parameters:
++  A         - an MPI pcsr matrix (other types, the sequential pcsr included, ignore the call)
+-  partition - MAT_PCSR_PARTITION_ROWS (default: equal rows, the paper's PCSR-I) or
+               MAT_PCSR_PARTITION_NNZ (equal nonzeros, PCSR-II)
+
+   Options Database Key:
+.  -mat_pcsr_partition <rows|nnz> - the same
+
+   Level: intermediate
+
+.seealso: MatPCSRGetPartition(), MatPCSRCreateRedistributed()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRSetPartition(Mat, MatPCSRPartition);
+/*@C
+   MatPCSRGetPartition - the row distribution set on an MPI pcsr matrix
+
+   Not Collective
+
+   Input Parameter:
+.  A - an MPI pcsr matrix (an error for other types, the sequential pcsr included)
+
+   Output Parameter:
+.  partition - MAT_PCSR_PARTITION_ROWS or MAT_PCSR_PARTITION_NNZ
+
+   Level: intermediate
+
+.seealso: MatPCSRSetPartition()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRGetPartition(Mat, MatPCSRPartition *);
 /* A copy of the assembled MPI matrix A with its rows distributed by 'partition' (same
    global numbering; a square matrix gets the same distribution for its columns, so
@@ -297,7 +400,60 @@ typedef struct {
 } MatDiagInfo;
 PETSC_EXTERN PetscErrorCode MatDiagGetInfo(Mat, MatDiagInfo *);
 
+/*@C
+   MatGpuMatsSetBackend - where the products of a gpumats matrix run
+
+   Logically Collective
+
+   Input Parameters:
++  A       - a cihybrid, pcsr or diag matrix (sequential or MPI, where it applies to both blocks;
+             other types ignore the call)
+-  backend - GPUMATS_BACKEND_AUTO (default: CUDA when gpumats was built with it, a device can be
+             used and A is not bound to the CPU, else the host), GPUMATS_BACKEND_HOST, or
+             GPUMATS_BACKEND_CUDA (an error at the first product if no device can be used)
+
+   Options Database Key:
+.  -mat_gpumats_backend <auto|host|cuda> - the same
+
+   Level: intermediate
+
+   Note:
+   With a PETSc built with a device (PETSC_HAVE_DEVICE), MatBindToCPU() sends the products to
+   the host whatever the backend.
+
+.seealso: MatGpuMatsGetBackend(), MatGpuMatsUsesDevice(), MatBindToCPU()
+@*/
 PETSC_EXTERN PetscErrorCode MatGpuMatsSetBackend(Mat, GpuMatsBackend);
+/*@C
+   MatGpuMatsGetBackend - the backend set on a gpumats matrix
+
+   Not Collective
+
+   Input Parameter:
+.  A - a cihybrid, pcsr or diag matrix (an error for other types)
+
+   Output Parameter:
+.  backend - as set: GPUMATS_BACKEND_AUTO stays AUTO (MatGpuMatsUsesDevice() says where it runs)
+
+   Level: intermediate
+
+.seealso: MatGpuMatsSetBackend(), MatGpuMatsUsesDevice()
+@*/
 PETSC_EXTERN PetscErrorCode MatGpuMatsGetBackend(Mat, GpuMatsBackend *);
-/* Is the next multiply going to run on the device? */
+/*@C
+   MatGpuMatsUsesDevice - whether the next product of a matrix runs on the device
+
+   Not Collective
+
+   Input Parameter:
+.  A - any matrix
+
+   Output Parameter:
+.  uses - PETSC_TRUE for a gpumats matrix whose products run on the device; PETSC_FALSE
+          otherwise, other types included
+
+   Level: intermediate
+
+.seealso: MatGpuMatsSetBackend()
+@*/
 PETSC_EXTERN PetscErrorCode MatGpuMatsUsesDevice(Mat, PetscBool *);

@@ -12,7 +12,7 @@
    y0 is NULL, distinct, or y itself.  Componentwise error bound: |y - yref|_i <=
    1e-12 (|A| |x| + |y0|)_i.  Exits nonzero on the first failure, saying what failed;
    prints "skipped" and exits 0 when no CUDA device is usable. */
-#include <petscsys.h>
+#include <gpumats.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,8 +25,8 @@ static const char help[] = "PCSR device kernels against a host reference\n";
 
 #define TOL 1e-12
 
-static const char *const KernelNames[]    = {"PAPER", "FUSED", "VECTOR", "ADAPTIVE"};
-static const char *const TransposeNames[] = {"ATOMIC", "COPY"};
+static const char *const KernelNames[]    = {"AUTO", "PAPER", "FUSED", "VECTOR", "ADAPTIVE"}; /* as numbered in MatPCSRKernel */
+static const char *const TransposeNames[] = {"ATOMIC", "COPY"};                             /* MatPCSRTranspose */
 static const char *const Y0Names[]        = {"y0 NULL", "y0 distinct", "y0 == y"};
 
 /* ---- deterministic random numbers ------------------------------------------------------ */
@@ -245,7 +245,7 @@ static PetscErrorCode WorkDestroy(Work *w)
   PetscFunctionReturn(0);
 }
 
-/* One product op (kernel index, or transpose mode) with y0 mode ymode, checked. */
+/* One product op (a MatPCSRKernel, or a MatPCSRTranspose) with y0 mode ymode, checked. */
 static PetscErrorCode CheckProduct(PCSRDevice dev, const TestMatrix *M, Work *w, PetscBool transpose, int op, int ymode, const char *when)
 {
   const PetscInt m   = transpose ? M->ncols : M->nrows;
@@ -263,8 +263,8 @@ static PetscErrorCode CheckProduct(PCSRDevice dev, const TestMatrix *M, Work *w,
     PetscCall(GpuMatsCUDACopyToDevice(w->y, hy0, (size_t)m * sizeof(double)));
     y0 = w->y;
   }
-  if (transpose) PetscCall(PCSRDeviceMultTranspose(dev, (PCSRTransposeMode)op, x, y0, w->y));
-  else PetscCall(PCSRDeviceMult(dev, (PCSRKernel)op, x, y0, w->y));
+  if (transpose) PetscCall(PCSRDeviceMultTranspose(dev, (MatPCSRTranspose)op, x, y0, w->y));
+  else PetscCall(PCSRDeviceMult(dev, (MatPCSRKernel)op, x, y0, w->y));
   PetscCall(GpuMatsCUDACopyToHost(w->hy, w->y, (size_t)m * sizeof(double)));
   ReferenceMult(M, transpose, hx, ymode ? hy0 : NULL, w->href, w->hbound);
   snprintf(what, sizeof(what), "%s %s, %s%s", transpose ? "MultTranspose" : "Mult", transpose ? TransposeNames[op] : KernelNames[op], Y0Names[ymode], when);
@@ -309,9 +309,9 @@ static PetscErrorCode CheckSpMM(PCSRDevice dev, const TestMatrix *M, PetscInt k,
 static PetscErrorCode CheckAllProducts(PCSRDevice dev, const TestMatrix *M, Work *w, const char *when)
 {
   PetscFunctionBeginUser;
-  for (int kernel = 0; kernel < PCSR_NUM_KERNELS; kernel++)
+  for (int kernel = MAT_PCSR_KERNEL_PAPER; kernel <= MAT_PCSR_KERNEL_ADAPTIVE; kernel++) /* every one but AUTO */
     for (int ymode = 0; ymode < 3; ymode++) PetscCall(CheckProduct(dev, M, w, PETSC_FALSE, kernel, ymode, when));
-  for (int mode = 0; mode < 2; mode++)
+  for (int mode = MAT_PCSR_TRANSPOSE_ATOMIC; mode <= MAT_PCSR_TRANSPOSE_COPY; mode++)
     for (int ymode = 0; ymode < 3; ymode++) PetscCall(CheckProduct(dev, M, w, PETSC_TRUE, mode, ymode, when));
   PetscFunctionReturn(0);
 }

@@ -326,11 +326,11 @@ static PetscErrorCode DuplicateConvertInfoChecks(TestCtx *t)
   stats.nrows = 1000;
   stats.ncols = 1000;
   stats.nnz = 5000, stats.mean_row_len = 5, stats.max_row_len = 5, stats.stddev_row_len = 0, stats.empty_rows = 0;
-  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 5 per row should be adaptive");
+  PetscCheck(PCSRChooseKernel(&stats, &why) == MAT_PCSR_KERNEL_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 5 per row should be adaptive");
   stats.nnz = 650000, stats.mean_row_len = 650, stats.max_row_len = 900;
-  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_VECTOR, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 650 per row of similar lengths should be vector");
+  PetscCheck(PCSRChooseKernel(&stats, &why) == MAT_PCSR_KERNEL_VECTOR, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: 650 per row of similar lengths should be vector");
   stats.nnz = 8000, stats.mean_row_len = 8, stats.max_row_len = 3000;
-  PetscCheck(PCSRChooseKernel(&stats, &why) == PCSR_CHOICE_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: one row of 3000 among rows of 8 should be adaptive");
+  PetscCheck(PCSRChooseKernel(&stats, &why) == MAT_PCSR_KERNEL_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: one row of 3000 among rows of 8 should be adaptive");
   stats.nnz = PCSR_MAX_DEVICE_NNZ + 1;
   PetscCheck(!PCSRFitsDeviceIndices(&stats), PETSC_COMM_SELF, PETSC_ERR_PLIB, "2^31 - 2^20 + 1 nonzeros cannot fit the device copy");
   stats.nnz = PCSR_MAX_DEVICE_NNZ;

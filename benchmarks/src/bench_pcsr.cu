@@ -19,6 +19,7 @@ static const char help[] = "Times the PCSR SpMV kernels (cuda/pcsr) against cuSP
 #include "bench_common.h"
 #include <math.h>
 #include <string.h>
+#include <gpumats.h>
 extern "C" {
 #include "cuda/pcsr/pcsr_cuda.h"
 #include "src/pcsr/pcsr_format.h"
@@ -44,12 +45,12 @@ typedef enum {
 typedef struct {
   const char       *name;
   BenchOp           op;
-  PCSRKernel        kernel; /* BENCH_OP_PCSR */
-  PCSRTransposeMode mode;   /* BENCH_OP_PCSR_TRANSPOSE */
+  MatPCSRKernel     kernel; /* BENCH_OP_PCSR */
+  MatPCSRTranspose  mode;   /* BENCH_OP_PCSR_TRANSPOSE */
   cusparseSpMVAlg_t alg;    /* BENCH_OP_CUSPARSE */
 } BenchKernel;
 
-/* the single products, in report order; the first PCSR_NUM_KERNELS are PCSRKernel's */
+/* the single products, in report order; the first four are MatPCSRKernel's PAPER..ADAPTIVE in order (BenchProductOf) */
 typedef enum {
   BENCH_PAPER,
   BENCH_FUSED,
@@ -65,19 +66,19 @@ typedef enum {
 } BenchProduct;
 
 static const BenchKernel BenchProducts[BENCH_NUM_PRODUCTS] = {
-  {"pcsr_paper",             BENCH_OP_PCSR,               PCSR_KERNEL_PAPER,    PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"pcsr_fused",             BENCH_OP_PCSR,               PCSR_KERNEL_FUSED,    PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"pcsr_vector",            BENCH_OP_PCSR,               PCSR_KERNEL_VECTOR,   PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"pcsr_adaptive",          BENCH_OP_PCSR,               PCSR_KERNEL_ADAPTIVE, PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"cusparse_csr_alg1",      BENCH_OP_CUSPARSE,           PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"cusparse_csr_alg2",      BENCH_OP_CUSPARSE,           PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG2},
-  {"petsc_seqaijcusparse",   BENCH_OP_PETSC,              PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"pcsr_transpose_atomic",  BENCH_OP_PCSR_TRANSPOSE,     PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
-  {"pcsr_transpose_copy",    BENCH_OP_PCSR_TRANSPOSE,     PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_COPY,   CUSPARSE_SPMV_CSR_ALG1},
-  {"cusparse_csr_transpose", BENCH_OP_CUSPARSE_TRANSPOSE, PCSR_KERNEL_AUTO,     PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_paper",             BENCH_OP_PCSR,               MAT_PCSR_KERNEL_PAPER,    MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_fused",             BENCH_OP_PCSR,               MAT_PCSR_KERNEL_FUSED,    MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_vector",            BENCH_OP_PCSR,               MAT_PCSR_KERNEL_VECTOR,   MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_adaptive",          BENCH_OP_PCSR,               MAT_PCSR_KERNEL_ADAPTIVE, MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"cusparse_csr_alg1",      BENCH_OP_CUSPARSE,           MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"cusparse_csr_alg2",      BENCH_OP_CUSPARSE,           MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG2},
+  {"petsc_seqaijcusparse",   BENCH_OP_PETSC,              MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_transpose_atomic",  BENCH_OP_PCSR_TRANSPOSE,     MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
+  {"pcsr_transpose_copy",    BENCH_OP_PCSR_TRANSPOSE,     MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_COPY,   CUSPARSE_SPMV_CSR_ALG1},
+  {"cusparse_csr_transpose", BENCH_OP_CUSPARSE_TRANSPOSE, MAT_PCSR_KERNEL_AUTO,     MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1},
 };
-static const BenchKernel BenchKernelSpMVs = {"pcsr_spmv_x_k", BENCH_OP_PCSR_SPMVS, PCSR_KERNEL_AUTO, PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1};
-static const BenchKernel BenchKernelSpMM  = {"pcsr_spmm", BENCH_OP_PCSR_SPMM, PCSR_KERNEL_AUTO, PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1};
+static const BenchKernel BenchKernelSpMVs = {"pcsr_spmv_x_k", BENCH_OP_PCSR_SPMVS, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1};
+static const BenchKernel BenchKernelSpMM  = {"pcsr_spmm", BENCH_OP_PCSR_SPMM, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, CUSPARSE_SPMV_CSR_ALG1};
 
 typedef struct {
   BenchTimer timer;
@@ -96,7 +97,7 @@ typedef struct {
   /* block products: B (ncols x k, ld ncols), C (nrows x k, ld nrows) */
   double    *B, *C;
   PetscInt   spmm_k;
-  PCSRKernel spmv_kernel; /* of the k SpMVs */
+  MatPCSRKernel spmv_kernel; /* of the k SpMVs */
   /* what BenchRunCurrent runs */
   const BenchKernel *current;
 } Bench;
@@ -106,7 +107,7 @@ typedef struct {
   char         label[64];
   PCSRRowStats stats;
   double       ms[BENCH_NUM_PRODUCTS];
-  PCSRKernel   best, chosen; /* the fastest PCSR kernel; PCSR_KERNEL_AUTO's choice */
+  MatPCSRKernel best, chosen; /* the fastest PCSR kernel; MAT_PCSR_KERNEL_AUTO's choice */
 } BenchResult;
 
 static PetscErrorCode BenchRunCurrent(void *ctx)
@@ -170,22 +171,17 @@ static PetscErrorCode BenchMeasure(Bench *b, const BenchKernel *k, const double 
 
 /* ------------------------------------------------------------------------ */
 /* report */
-static const char *BenchPCSRKernelName(PCSRKernel k)
+static const char *BenchPCSRKernelName(MatPCSRKernel k)
 {
-  static const char *names[] = {"paper", "fused", "vector", "adaptive", "auto"};
+  static const char *names[] = {"auto", "paper", "fused", "vector", "adaptive"}; /* as numbered in MatPCSRKernel */
 
   return names[k];
 }
 
-static PCSRKernel BenchAutoKernel(PCSRChoice choice)
+/* The entry of BenchProducts that runs PCSR kernel k (PAPER..ADAPTIVE) */
+static BenchProduct BenchProductOf(MatPCSRKernel k)
 {
-  switch (choice) {
-  case PCSR_CHOICE_VECTOR:
-    return PCSR_KERNEL_VECTOR;
-  case PCSR_CHOICE_ADAPTIVE:
-    return PCSR_KERNEL_ADAPTIVE;
-  }
-  return PCSR_KERNEL_AUTO;
+  return (BenchProduct)(BENCH_PAPER + (k - MAT_PCSR_KERNEL_PAPER));
 }
 
 static PetscErrorCode BenchCSVOpen(const char *path, FILE **csv)
@@ -198,7 +194,7 @@ static PetscErrorCode BenchCSVOpen(const char *path, FILE **csv)
 }
 
 /* One report line and its CSV line; speedup = baseline_ms / ms_median (0: no baseline);
-   'chosen' marks PCSR_KERNEL_AUTO's choice (a * after the name, 1 in the CSV's column auto) */
+   'chosen' marks MAT_PCSR_KERNEL_AUTO's choice (a * after the name, 1 in the CSV's column auto) */
 static PetscErrorCode BenchReport(Bench *b, const BenchResult *r, const char *op, const char *kernel, PetscBool chosen, PetscInt k, double bytes, double ms_median, double ms_min, double err, const char *baseline, double baseline_ms)
 {
   const double gbs = BenchGBs(bytes, ms_median), pct = BenchPercentOfRead(gbs, b->read_gbs), speedup = baseline_ms > 0 ? baseline_ms / ms_median : 0;
@@ -298,15 +294,15 @@ static PetscErrorCode BenchDevice(Bench *b, const BenchCSR *A, BenchResult *r, P
 #endif
     PetscCall(BenchMeasure(b, &BenchProducts[p], ref, absref, host_y, &err[p], &r->ms[p], &ms_min[p]));
   }
-  r->best = PCSR_KERNEL_PAPER;
-  for (int p = BENCH_PAPER; p < PCSR_NUM_KERNELS; p++)
-    if (r->ms[p] < r->ms[r->best]) r->best = (PCSRKernel)p;
-  best_ms = r->ms[r->best];
+  r->best = MAT_PCSR_KERNEL_PAPER;
+  for (int p = BENCH_PAPER; p <= BENCH_ADAPTIVE; p++)
+    if (r->ms[p] < r->ms[BenchProductOf(r->best)]) r->best = BenchProducts[p].kernel;
+  best_ms = r->ms[BenchProductOf(r->best)];
   PetscCall(BenchPrintHeader("SpMV y = A x (* marks PCSR_KERNEL_AUTO's choice; spdup: cuSPARSE CSR ALG1 time / time)", "spdup"));
   for (int p = BENCH_PAPER; p <= BENCH_PETSC; p++)
-    if (r->ms[p] > 0) PetscCall(BenchReport(b, r, "spmv", BenchProducts[p].name, (PetscBool)(p == (int)r->chosen), 1, bytes, r->ms[p], ms_min[p], err[p], BenchProducts[BENCH_ALG1].name, r->ms[BENCH_ALG1]));
+    if (r->ms[p] > 0) PetscCall(BenchReport(b, r, "spmv", BenchProducts[p].name, (PetscBool)(p == BenchProductOf(r->chosen)), 1, bytes, r->ms[p], ms_min[p], err[p], BenchProducts[BENCH_ALG1].name, r->ms[BENCH_ALG1]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "Fastest PCSR kernel: %s, %.2fx cuSPARSE ALG1; paper %.2fx cuSPARSE ALG2; the automatic choice (%s) at %.2f of the fastest's speed\n", BenchPCSRKernelName(r->best), r->ms[BENCH_ALG1] / best_ms, r->ms[BENCH_ALG2] / r->ms[BENCH_PAPER],
-                        BenchPCSRKernelName(r->chosen), best_ms / r->ms[r->chosen]));
+                        BenchPCSRKernelName(r->chosen), best_ms / r->ms[BenchProductOf(r->chosen)]));
 
   /* y = A^T x */
   if (transpose) {
@@ -362,7 +358,7 @@ static PetscErrorCode BenchMatrix(Bench *b, const char *name, PetscInt size, con
   else if (!strcmp(name, "fci")) PetscCall(PetscStrncpy(r->label, name, sizeof(r->label)));
   else snprintf(r->label, sizeof(r->label), "%s:%d", name, (int)info.size);
   PCSRRowStatsFromCSR(A.nrows, A.ncols, A.rowptr, &r->stats);
-  r->chosen = BenchAutoKernel(PCSRChooseKernel(&r->stats, &why));
+  r->chosen = PCSRChooseKernel(&r->stats, &why);
   PetscCall(MatGenCheckCSR(A.nrows, A.ncols, A.rowptr, A.colidx, A.vals, &zeros));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n== %s: %s\nGenerated in %.2f s on %d threads; %" PetscInt_FMT " rows, %" PetscInt_FMT " columns, %" PetscInt64_FMT " nonzeros (%" PetscInt64_FMT " explicit zeros)\n", r->label, info.description, info.seconds, info.threads, A.nrows, A.ncols, r->stats.nnz, zeros));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "Nonzeros a row: mean %.2f, max %" PetscInt64_FMT ", stddev %.2f, %" PetscInt64_FMT " empty rows; PCSR_KERNEL_AUTO: %s (%s)\n", r->stats.mean_row_len, r->stats.max_row_len, r->stats.stddev_row_len, r->stats.empty_rows, BenchPCSRKernelName(r->chosen), why));
@@ -418,10 +414,10 @@ static PetscErrorCode BenchPrintSummary(const BenchResult *res, PetscInt n, Pets
       else snprintf(cells[p], sizeof(cells[p]), "-");
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %9" PetscInt_FMT " %10" PetscInt64_FMT " %7.1f %8" PetscInt64_FMT " %8s %8s %8s %8s %8s %8s %8s %8s %8s %9.2f %10.2f %8s %8s %8s\n", r->label, r->stats.nrows, r->stats.nnz, r->stats.mean_row_len, r->stats.max_row_len, cells[BENCH_PAPER], cells[BENCH_FUSED], cells[BENCH_VECTOR],
-                          cells[BENCH_ADAPTIVE], cells[BENCH_ALG1], cells[BENCH_ALG2], cells[BENCH_PETSC], BenchPCSRKernelName(r->best), BenchPCSRKernelName(r->chosen), r->ms[BENCH_ALG1] / r->ms[r->best], r->ms[BENCH_ALG2] / r->ms[BENCH_PAPER], cells[BENCH_T_ATOMIC],
+                          cells[BENCH_ADAPTIVE], cells[BENCH_ALG1], cells[BENCH_ALG2], cells[BENCH_PETSC], BenchPCSRKernelName(r->best), BenchPCSRKernelName(r->chosen), r->ms[BENCH_ALG1] / r->ms[BenchProductOf(r->best)], r->ms[BENCH_ALG2] / r->ms[BENCH_PAPER], cells[BENCH_T_ATOMIC],
                           cells[BENCH_T_COPY], cells[BENCH_T_CUSPARSE]));
-    log_best += log(r->ms[BENCH_ALG1] / r->ms[r->best]);
-    log_chosen += log(r->ms[BENCH_ALG1] / r->ms[r->chosen]);
+    log_best += log(r->ms[BENCH_ALG1] / r->ms[BenchProductOf(r->best)]);
+    log_chosen += log(r->ms[BENCH_ALG1] / r->ms[BenchProductOf(r->chosen)]);
   }
   if (n) PetscCall(PetscPrintf(PETSC_COMM_SELF, "Geometric mean over %d matrices of cuSPARSE ALG1 time / fastest PCSR time: %.3f (PCSR_KERNEL_AUTO's choice: %.3f)\n", (int)n, exp(log_best / n), exp(log_chosen / n)));
   PetscFunctionReturn(0);

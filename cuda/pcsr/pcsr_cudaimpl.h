@@ -19,7 +19,7 @@
 #define PCSR_MAX_NNZ ((int32_t)(INT32_MAX - (1 << 20)))
 
 /* A CSR matrix on the device as the SpMV kernels read it: the matrix itself, or
-   its transposed copy (PCSR_TRANSPOSE_COPY). */
+   its transposed copy (MAT_PCSR_TRANSPOSE_COPY). */
 typedef struct {
   int32_t        nrows, ncols;
   int32_t        nnz;
@@ -28,7 +28,7 @@ typedef struct {
   const double  *val; /* nnz */
 } PCSRDeviceCSR;
 
-/* Row blocks of PCSR_KERNEL_ADAPTIVE for a CSR matrix, made on the host from its row
+/* Row blocks of MAT_PCSR_KERNEL_ADAPTIVE for a CSR matrix, made on the host from its row
    pointers.  Block b covers rows [row[b], row[b + 1]) when chunk[b] < 0 (several rows
    whose nonzeros fit one shared-memory window); when chunk[b] >= 0 it is chunk number
    chunk[b] of the single row row[b] (a long row is cut into chunks of
@@ -49,12 +49,12 @@ struct _n_PCSRDevice {
   int32_t *col;         /* nnz */
   double  *val;         /* nnz */
 
-  /* PCSR_KERNEL_PAPER: the middle array v[k] = val[k] x[col[k]], allocated on first use */
+  /* MAT_PCSR_KERNEL_PAPER: the middle array v[k] = val[k] x[col[k]], allocated on first use */
   double *v;
 
-  PCSRRowBlocks blocks; /* PCSR_KERNEL_ADAPTIVE and the atomic transposed product: made at creation */
+  PCSRRowBlocks blocks; /* MAT_PCSR_KERNEL_ADAPTIVE and the atomic transposed product: made at creation */
 
-  /* PCSR_TRANSPOSE_COPY: A^T in CSR (ncols rows), built on first use; t_stale after
+  /* MAT_PCSR_TRANSPOSE_COPY: A^T in CSR (ncols rows), built on first use; t_stale after
      PCSRDeviceCopyValues until the next transposed product refreshes it. */
   int32_t  *t_ptr; /* ncols + 1 */
   int32_t  *t_col; /* nnz */
@@ -69,7 +69,7 @@ struct _n_PCSRDevice {
 /* The matrix, or its transposed copy, as the kernels read it. */
 PetscErrorCode PCSRDeviceGetCSR(PCSRDevice dev, PetscBool transposed, PCSRDeviceCSR *A);
 
-/* y = A x (+ y0) with a group of lanes per row (PCSR_KERNEL_VECTOR). */
+/* y = A x (+ y0) with a group of lanes per row (MAT_PCSR_KERNEL_VECTOR). */
 PetscErrorCode PCSRDeviceCSRMultVector(const PCSRDeviceCSR *A, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
 /* Row blocks of the CSR matrix whose host row pointers (rebased to 0) are hptr, on the

@@ -144,7 +144,7 @@ static PetscErrorCode PCSRDeviceUploadValues(PCSRDevice d, const PetscScalar *aa
   PetscFunctionReturn(0);
 }
 
-/* ---- row blocks of PCSR_KERNEL_ADAPTIVE (host, from the rebased row pointers) -------- */
+/* ---- row blocks of MAT_PCSR_KERNEL_ADAPTIVE (host, from the rebased row pointers) -------- */
 
 /* Counts the blocks (row and chunk NULL) or fills them; see struct _n_PCSRDevice.  Rows
    are added to a block while its nonzeros fit the window and it has at most

@@ -182,7 +182,7 @@ PetscErrorCode PCSRDeviceSpMM(PCSRDevice dev, PetscInt k, const PetscScalar *B, 
   PetscCheck(k < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR SpMM with %" PetscInt_FMT " columns: give fewer than 2^31-1", k);
   scheme = PCSRSpMMChooseScheme(dev, k);
   if (scheme == PCSR_SPMM_ADAPTIVE_SPMVS) {
-    for (PetscInt j = 0; j < k; j++) PetscCall(PCSRDeviceMult(dev, PCSR_KERNEL_ADAPTIVE, B + (size_t)j * ldb, add ? C + (size_t)j * ldc : NULL, C + (size_t)j * ldc));
+    for (PetscInt j = 0; j < k; j++) PetscCall(PCSRDeviceMult(dev, MAT_PCSR_KERNEL_ADAPTIVE, B + (size_t)j * ldb, add ? C + (size_t)j * ldc : NULL, C + (size_t)j * ldc));
     PetscFunctionReturn(0);
   }
   PetscCall(GpuMatsCUDAGetStream(&s));

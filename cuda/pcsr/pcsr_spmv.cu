@@ -357,7 +357,7 @@ PetscErrorCode PCSRDeviceCSRMultAdaptive(const PCSRDeviceCSR *M, const PCSRRowBl
 
 /* ------------------------------------------------------------------------------------- */
 
-PetscErrorCode PCSRDeviceMult(PCSRDevice dev, PCSRKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+PetscErrorCode PCSRDeviceMult(PCSRDevice dev, MatPCSRKernel kernel, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
 {
   void         *s;
   cudaStream_t  stream;
@@ -365,22 +365,22 @@ PetscErrorCode PCSRDeviceMult(PCSRDevice dev, PCSRKernel kernel, const PetscScal
 
   PetscFunctionBegin;
   PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR device copy is NULL: create it with PCSRDeviceCreateFromCSR first");
-  PetscCheck(kernel >= 0 && kernel < PCSR_NUM_KERNELS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR kernel %d: give PCSR_KERNEL_PAPER, FUSED, VECTOR or ADAPTIVE (AUTO is resolved before the device layer)", (int)kernel);
+  PetscCheck(kernel >= MAT_PCSR_KERNEL_PAPER && kernel <= MAT_PCSR_KERNEL_ADAPTIVE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR kernel %d: give MAT_PCSR_KERNEL_PAPER, FUSED, VECTOR or ADAPTIVE (AUTO is resolved before the device layer)", (int)kernel);
   if (!dev->nrows) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
   stream = (cudaStream_t)s;
   switch (kernel) {
-  case PCSR_KERNEL_PAPER:
+  case MAT_PCSR_KERNEL_PAPER:
     PetscCall(PCSRDeviceMultPaper(dev, PETSC_FALSE, stream, x, y0, y));
     break;
-  case PCSR_KERNEL_FUSED:
+  case MAT_PCSR_KERNEL_FUSED:
     PetscCall(PCSRDeviceMultPaper(dev, PETSC_TRUE, stream, x, y0, y));
     break;
-  case PCSR_KERNEL_VECTOR:
+  case MAT_PCSR_KERNEL_VECTOR:
     PetscCall(PCSRDeviceGetCSR(dev, PETSC_FALSE, &A));
     PetscCall(PCSRDeviceCSRMultVector(&A, x, y0, y));
     break;
-  default: /* PCSR_KERNEL_ADAPTIVE */
+  default: /* MAT_PCSR_KERNEL_ADAPTIVE */
     PetscCall(PCSRDeviceGetCSR(dev, PETSC_FALSE, &A));
     PetscCall(PCSRDeviceCSRMultAdaptive(&A, &dev->blocks, x, y0, y));
   }

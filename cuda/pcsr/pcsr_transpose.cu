@@ -159,7 +159,7 @@ PetscErrorCode PCSRDeviceTransposeDestroy(PCSRDevice dev)
 
 /* ------------------------------------------------------------------------------------- */
 
-PetscErrorCode PCSRDeviceMultTranspose(PCSRDevice dev, PCSRTransposeMode mode, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+PetscErrorCode PCSRDeviceMultTranspose(PCSRDevice dev, MatPCSRTranspose mode, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
 {
   const size_t  ybytes = (size_t)(dev ? dev->ncols : 0) * sizeof(PetscScalar);
   void         *s;
@@ -168,11 +168,11 @@ PetscErrorCode PCSRDeviceMultTranspose(PCSRDevice dev, PCSRTransposeMode mode, c
 
   PetscFunctionBegin;
   PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR device copy is NULL: create it with PCSRDeviceCreateFromCSR first");
-  PetscCheck(mode == PCSR_TRANSPOSE_ATOMIC || mode == PCSR_TRANSPOSE_COPY, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR transpose mode %d: give PCSR_TRANSPOSE_ATOMIC or PCSR_TRANSPOSE_COPY", (int)mode);
+  PetscCheck(mode == MAT_PCSR_TRANSPOSE_ATOMIC || mode == MAT_PCSR_TRANSPOSE_COPY, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR transpose mode %d: give MAT_PCSR_TRANSPOSE_ATOMIC or MAT_PCSR_TRANSPOSE_COPY", (int)mode);
   if (!dev->ncols) PetscFunctionReturn(0); /* y is empty */
   PetscCall(GpuMatsCUDAGetStream(&s));
   stream = (cudaStream_t)s;
-  if (mode == PCSR_TRANSPOSE_ATOMIC || !dev->nrows || !dev->nnz) { /* y = y0 or 0, then the scatter (nothing for an empty matrix) */
+  if (mode == MAT_PCSR_TRANSPOSE_ATOMIC || !dev->nrows || !dev->nnz) { /* y = y0 or 0, then the scatter (nothing for an empty matrix) */
     if (!y0) GpuMatsCallCUDA(cudaMemsetAsync(y, 0, ybytes, stream));
     else if (y0 != y) GpuMatsCallCUDA(cudaMemcpyAsync(y, y0, ybytes, cudaMemcpyDeviceToDevice, stream));
     PetscCall(PCSRDeviceMultTransposeAtomic(dev, stream, x, y));

@@ -82,12 +82,8 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
 
 PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatView_SeqAIJCIHybrid(Mat, PetscViewer);
-PETSC_INTERN PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat, PetscInt);
-PETSC_INTERN PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat, PetscInt *);
-PETSC_INTERN PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit);
-PETSC_INTERN PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat, MatCIHybridSplit *);
-PETSC_INTERN PetscErrorCode MatCIHybridSetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel);
-PETSC_INTERN PetscErrorCode MatCIHybridGetKernel_SeqAIJCIHybrid(Mat, MatCIHybridKernel *);
+/* MatCIHybridSet/GetBoundary, Set/GetSplit, Set/GetKernel on A (cihybrid_options.c) */
+PETSC_INTERN PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat, PetscBool set);
 
 /* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
 static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
@@ -141,12 +137,7 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijcihybrid_seqaij_C", set ? MatConvert_SeqAIJCIHybrid_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqaijcihybrid_C", set ? MatConvert_SeqAIJ_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_cihybrid_C", set ? MatConvert_SeqAIJ_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetBoundary_C", set ? MatCIHybridSetBoundary_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_SeqAIJCIHybrid : NULL));
+  PetscCall(MatCIHybridComposeSettings_SeqAIJCIHybrid(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
   PetscCall(MatCIHybridComposeDeviceOnly(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);

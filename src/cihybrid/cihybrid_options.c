@@ -70,51 +70,21 @@ PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
 /* ---- the sequential implementations: each a change of the settings (a new BOUNDARY or split
    means a new layout, made from the host AIJ) ---- */
 
-PetscErrorCode MatCIHybridSetBoundary_SeqAIJCIHybrid(Mat A, PetscInt boundary)
-{
-  CIHybridSettings s = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings;
+GPUMATS_SHADOW_SETTING(MatCIHybridSetBoundary_SeqAIJCIHybrid, MatCIHybridGetBoundary_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, boundary, PetscInt, MatCIHybridApplySettings_SeqAIJCIHybrid)
+GPUMATS_SHADOW_SETTING(MatCIHybridSetSplit_SeqAIJCIHybrid, MatCIHybridGetSplit_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit, MatCIHybridApplySettings_SeqAIJCIHybrid)
+/* the same arrays serve both kernels: MatCIHybridApplySettings_SeqAIJCIHybrid keeps the layout */
+GPUMATS_SHADOW_SETTING(MatCIHybridSetKernel_SeqAIJCIHybrid, MatCIHybridGetKernel_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel, MatCIHybridApplySettings_SeqAIJCIHybrid)
 
-  PetscFunctionBegin;
-  s.boundary = boundary;
-  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridGetBoundary_SeqAIJCIHybrid(Mat A, PetscInt *boundary)
+/* MatCIHybridSet/GetBoundary, Set/GetSplit, Set/GetKernel on A (the MPI ones: mpicihybrid.c) */
+PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
-  *boundary = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.boundary;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridSetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit split)
-{
-  CIHybridSettings s = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings;
-
-  PetscFunctionBegin;
-  s.split = split;
-  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(A, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridGetSplit_SeqAIJCIHybrid(Mat A, MatCIHybridSplit *split)
-{
-  PetscFunctionBegin;
-  *split = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.split;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridSetKernel_SeqAIJCIHybrid(Mat A, MatCIHybridKernel kernel)
-{
-  PetscFunctionBegin;
-  ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.kernel = kernel; /* the same arrays serve both kernels */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridGetKernel_SeqAIJCIHybrid(Mat A, MatCIHybridKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = ((Mat_SeqAIJCIHybrid *)A->spptr)->settings.kernel;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetBoundary_C", set ? MatCIHybridSetBoundary_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetBoundary_C", set ? MatCIHybridGetBoundary_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetSplit_C", set ? MatCIHybridSetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_SeqAIJCIHybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -34,58 +34,10 @@ static PetscErrorCode CIHybridViewBlock(Mat B, const char *which, PetscViewer vi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static CIHybridSettings *CIHybridSettingsOf(Mat A)
-{
-  void *s = NULL;
-
-  (void)GpuMatsMPIShadowGetSettings(A, &s);
-  return (CIHybridSettings *)s;
-}
-
-static PetscErrorCode MatCIHybridSetBoundary_MPIAIJCIHybrid(Mat A, PetscInt boundary)
-{
-  PetscFunctionBegin;
-  CIHybridSettingsOf(A)->boundary = boundary;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCIHybridGetBoundary_MPIAIJCIHybrid(Mat A, PetscInt *boundary)
-{
-  PetscFunctionBegin;
-  *boundary = CIHybridSettingsOf(A)->boundary;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCIHybridSetSplit_MPIAIJCIHybrid(Mat A, MatCIHybridSplit split)
-{
-  PetscFunctionBegin;
-  CIHybridSettingsOf(A)->split = split;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCIHybridGetSplit_MPIAIJCIHybrid(Mat A, MatCIHybridSplit *split)
-{
-  PetscFunctionBegin;
-  *split = CIHybridSettingsOf(A)->split;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCIHybridSetKernel_MPIAIJCIHybrid(Mat A, MatCIHybridKernel kernel)
-{
-  PetscFunctionBegin;
-  CIHybridSettingsOf(A)->kernel = kernel;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCIHybridGetKernel_MPIAIJCIHybrid(Mat A, MatCIHybridKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = CIHybridSettingsOf(A)->kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Kept by the MPI wrapper and given to the blocks at each assembly */
+GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetBoundary_MPIAIJCIHybrid, MatCIHybridGetBoundary_MPIAIJCIHybrid, CIHybridSettings, boundary, PetscInt)
+GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetSplit_MPIAIJCIHybrid, MatCIHybridGetSplit_MPIAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit)
+GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetKernel_MPIAIJCIHybrid, MatCIHybridGetKernel_MPIAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel)
 
 static PetscErrorCode MatCIHybridGetInfo_MPIAIJCIHybrid(Mat A, MatCIHybridInfo *info)
 {

@@ -3,6 +3,7 @@
 #pragma once
 #include <gpumats.h>
 #include <petsc/private/matimpl.h>
+#include <stddef.h> /* offsetof */
 #include "gpumats_config.h"
 #if GPUMATS_HAVE_CUDA
   #include "cuda/common/gpumats_cuda.h"
@@ -77,6 +78,28 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogD
    leading dimensions), on the backend of A's multiplies. */
 PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
 
+/* The composed Set and Get functions of one setting of a sequential shadow type, the
+   implementations behind a public setter and getter (MatPCSRSetKernel_C, ...): the setting
+   is 'field' of the 'settings' member (a SettingsType) of the format's context (a Context in
+   A->spptr); a new value is given to Apply(Mat, const SettingsType *), which decides what
+   must be rebuilt. */
+#define GPUMATS_SHADOW_SETTING(SetFunction, GetFunction, Context, SettingsType, field, ValueType, Apply) \
+  static PetscErrorCode SetFunction(Mat A, ValueType value) \
+  { \
+    SettingsType s = ((Context *)A->spptr)->settings; \
+\
+    PetscFunctionBegin; \
+    s.field = value; \
+    PetscCall(Apply(A, &s)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  } \
+  static PetscErrorCode GetFunction(Mat A, ValueType *value) \
+  { \
+    PetscFunctionBegin; \
+    *value = ((Context *)A->spptr)->settings.field; \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+
 /* ---- MPIAIJ whose diagonal and off-diagonal blocks are a shadow type ---- */
 typedef struct {
   const char *name;            /* "CIHYBRID" */
@@ -101,6 +124,26 @@ typedef struct {
 PETSC_INTERN PetscErrorCode GpuMatsMPIShadowConvert(Mat, const GpuMatsMPIShadowClass *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode GpuMatsMPIShadowUpdateBlocks(Mat);
 PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetSettings(Mat, void **);
+/* One setting of the MPI type: 'size' bytes at 'offset' in the settings the wrapper keeps for
+   the blocks; a new value goes on to the diagonal and off-diagonal blocks when A is assembled
+   (and to the blocks of every later assembly). */
+PETSC_INTERN PetscErrorCode GpuMatsMPIShadowSetSetting(Mat, size_t offset, const void *value, size_t size);
+PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetSetting(Mat, size_t offset, void *value, size_t size);
+/* The composed Set and Get functions of one setting of an MPI shadow type: 'field' of the
+   format's settings (a SettingsType), forwarded to the blocks by GpuMatsMPIShadowSetSetting. */
+#define GPUMATS_MPI_SHADOW_SETTING(SetFunction, GetFunction, SettingsType, field, ValueType) \
+  static PetscErrorCode SetFunction(Mat A, ValueType value) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(GpuMatsMPIShadowSetSetting(A, offsetof(SettingsType, field), &value, sizeof(value))); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  } \
+  static PetscErrorCode GetFunction(Mat A, ValueType *value) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(GpuMatsMPIShadowGetSetting(A, offsetof(SettingsType, field), value, sizeof(*value))); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
 
 /* ---- products with a dense B ---- */

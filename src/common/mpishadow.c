@@ -15,6 +15,27 @@ PetscErrorCode GpuMatsMPIShadowGetSettings(Mat A, void **settings)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GpuMatsMPIShadowSetSetting(Mat A, size_t offset, const void *value, size_t size)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+
+  PetscFunctionBegin;
+  PetscCheck(offset + size <= c->cls->settings_size, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Setting at %zu (%zu bytes) outside the %s settings", offset, size, c->cls->name);
+  PetscCall(PetscMemcpy((char *)c->settings + offset, value, size));
+  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsMPIShadowGetSetting(Mat A, size_t offset, void *value, size_t size)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+
+  PetscFunctionBegin;
+  PetscCheck(offset + size <= c->cls->settings_size, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Setting at %zu (%zu bytes) outside the %s settings", offset, size, c->cls->name);
+  PetscCall(PetscMemcpy(value, (const char *)c->settings + offset, size));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The blocks follow the settings; re-queried every time: disassembly creates a new off-diagonal block. */
 PetscErrorCode GpuMatsMPIShadowUpdateBlocks(Mat A)
 {

@@ -16,66 +16,11 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The settings the MPI wrapper keeps for the blocks: a new one goes to the blocks at once */
-static PCSRSettings *PCSRSettingsOfMPI(Mat A)
-{
-  void *s = NULL;
-
-  (void)GpuMatsMPIShadowGetSettings(A, &s);
-  return (PCSRSettings *)s;
-}
-
-static PetscErrorCode PCSRSettingsChanged(Mat A)
-{
-  PetscFunctionBegin;
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel kernel)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->kernel = kernel;
-  PetscCall(PCSRSettingsChanged(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetKernel_MPIAIJPCSR(Mat A, MatPCSRKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = PCSRSettingsOfMPI(A)->kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose mode)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->transpose = mode;
-  PetscCall(PCSRSettingsChanged(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetTranspose_MPIAIJPCSR(Mat A, MatPCSRTranspose *mode)
-{
-  PetscFunctionBegin;
-  *mode = PCSRSettingsOfMPI(A)->transpose;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the partition applies where rows are distributed: the MPI type only, not its blocks */
-static PetscErrorCode MatPCSRSetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition partition)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOfMPI(A)->partition = partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetPartition_MPIAIJPCSR(Mat A, MatPCSRPartition *partition)
-{
-  PetscFunctionBegin;
-  *partition = PCSRSettingsOfMPI(A)->partition;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Kept by the MPI wrapper and given to the blocks at each assembly; the partition applies
+   where rows are distributed (MatLoad, MatPCSRCreateRedistributed), not to the blocks. */
+GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetKernel_MPIAIJPCSR, MatPCSRGetKernel_MPIAIJPCSR, PCSRSettings, kernel, MatPCSRKernel)
+GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetTranspose_MPIAIJPCSR, MatPCSRGetTranspose_MPIAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose)
+GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetPartition_MPIAIJPCSR, MatPCSRGetPartition_MPIAIJPCSR, PCSRSettings, partition, MatPCSRPartition)
 
 /* The options of the sequential type, and the partition */
 static PetscErrorCode PCSRSetFromOptions_MPI(Mat A, GPUMATS_OPTIONS_ARG)

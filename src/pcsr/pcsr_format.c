@@ -36,18 +36,25 @@ void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCS
 #define PCSR_AUTO_LONG_ROW_FACTOR 8.0
 #define PCSR_AUTO_VECTOR_MEAN     128.0
 
-PCSRChoice PCSRChooseKernel(const PCSRRowStats *s, const char **why)
+MatPCSRKernel PCSRChooseKernel(const PCSRRowStats *s, const char **why)
 {
   if ((double)s->max_row_len > PCSR_AUTO_LONG_ROW_FACTOR * s->mean_row_len && s->max_row_len > 32) {
     *why = "some rows are more than 8 times longer than the mean";
-    return PCSR_CHOICE_ADAPTIVE;
+    return MAT_PCSR_KERNEL_ADAPTIVE;
   }
   if (s->mean_row_len >= PCSR_AUTO_VECTOR_MEAN) {
     *why = "rows of 128 or more entries on average, of similar lengths";
-    return PCSR_CHOICE_VECTOR;
+    return MAT_PCSR_KERNEL_VECTOR;
   }
   *why = "rows of fewer than 128 entries on average, without rows far longer than the mean";
-  return PCSR_CHOICE_ADAPTIVE;
+  return MAT_PCSR_KERNEL_ADAPTIVE;
+}
+
+MatPCSRKernel PCSRResolveKernel(MatPCSRKernel kernel, const PCSRRowStats *s)
+{
+  const char *why;
+
+  return kernel == MAT_PCSR_KERNEL_AUTO ? PCSRChooseKernel(s, &why) : kernel;
 }
 
 void PCSRMultHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)

@@ -2,7 +2,7 @@
    statistics, the automatic choice of the CUDA kernel, and the host products on the
    CSR arrays themselves (PCSR keeps CSR intact: the host path needs no copy). */
 #pragma once
-#include <petscsys.h>
+#include <gpumats.h> /* MatPCSRKernel */
 
 typedef struct {
   PetscInt   nrows, ncols;
@@ -10,15 +10,13 @@ typedef struct {
   double     mean_row_len, stddev_row_len;
 } PCSRRowStats;
 
-/* The kernels auto can choose from, as numbered in the public MatPCSRKernel */
-typedef enum {
-  PCSR_CHOICE_VECTOR   = 3,
-  PCSR_CHOICE_ADAPTIVE = 4
-} PCSRChoice;
-
 void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCSRRowStats *stats);
-/* The kernel for a matrix with these statistics, and a sentence saying why. */
-PCSRChoice PCSRChooseKernel(const PCSRRowStats *stats, const char **why);
+/* The kernel MAT_PCSR_KERNEL_AUTO takes for a matrix with these statistics
+   (MAT_PCSR_KERNEL_VECTOR or MAT_PCSR_KERNEL_ADAPTIVE), and a sentence saying why. */
+MatPCSRKernel PCSRChooseKernel(const PCSRRowStats *stats, const char **why);
+/* The kernel the device runs: 'kernel' itself, or auto's choice for these statistics
+   (never MAT_PCSR_KERNEL_AUTO). */
+MatPCSRKernel PCSRResolveKernel(MatPCSRKernel kernel, const PCSRRowStats *stats);
 
 /* y = A x (+ y0), y = A^T x (+ y0); y0 may be NULL or equal y.  ai[0] may be nonzero. */
 void PCSRMultHost(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);

@@ -24,7 +24,7 @@ static PetscErrorCode PCSRNewStructure(Mat A, Mat_SeqAIJPCSR *p, const PetscInt 
   PetscCall(PetscInfo(A, "PCSR %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; row lengths: mean %.2f, standard deviation %.2f, longest %" PetscInt64_FMT ", %" PetscInt64_FMT " empty\n", s->nrows, s->ncols, s->nnz, s->mean_row_len, s->stddev_row_len, s->max_row_len, s->empty_rows));
   if (p->settings.kernel == MAT_PCSR_KERNEL_AUTO) {
     const char *why;
-    PCSRChoice  choice = PCSRChooseKernel(s, &why);
+    MatPCSRKernel choice = PCSRChooseKernel(s, &why);
 
     PetscCall(PetscInfo(A, "PCSR automatic kernel: %s (%s)\n", MatPCSRKernels[choice], why));
   }
@@ -103,35 +103,14 @@ static PetscErrorCode PCSRSpMMHostOp(Mat A, PetscInt k, const PetscScalar *B, Pe
 }
 
 #if GPUMATS_HAVE_CUDA
-/* The kernel the device runs now: the user's, or auto's choice for the current structure. */
-static PCSRKernel PCSRDeviceKernel(const Mat_SeqAIJPCSR *p)
-{
-  MatPCSRKernel k = p->settings.kernel;
-
-  if (k == MAT_PCSR_KERNEL_AUTO) {
-    const char *why;
-
-    k = (MatPCSRKernel)PCSRChooseKernel(&p->stats, &why);
-  }
-  switch (k) {
-  case MAT_PCSR_KERNEL_PAPER:
-    return PCSR_KERNEL_PAPER;
-  case MAT_PCSR_KERNEL_VECTOR:
-    return PCSR_KERNEL_VECTOR;
-  case MAT_PCSR_KERNEL_ADAPTIVE:
-    return PCSR_KERNEL_ADAPTIVE;
-  default:
-    return PCSR_KERNEL_FUSED;
-  }
-}
-
 static PetscErrorCode PCSRMultDeviceOp(Mat A, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
 
   PetscFunctionBegin;
-  if (transpose) PetscCall(PCSRDeviceMultTranspose(p->dev, p->settings.transpose == MAT_PCSR_TRANSPOSE_COPY ? PCSR_TRANSPOSE_COPY : PCSR_TRANSPOSE_ATOMIC, x, y0, y));
-  else PetscCall(PCSRDeviceMult(p->dev, PCSRDeviceKernel(p), x, y0, y));
+  /* the device layer takes the public values; auto is resolved for the current structure */
+  if (transpose) PetscCall(PCSRDeviceMultTranspose(p->dev, p->settings.transpose, x, y0, y));
+  else PetscCall(PCSRDeviceMult(p->dev, PCSRResolveKernel(p->settings.kernel, &p->stats), x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -6,7 +6,7 @@ const char *const MatPCSRKernels[]    = {"auto", "paper", "fused", "vector", "ad
 const char *const MatPCSRTransposes[] = {"atomic", "copy", "MatPCSRTranspose", "MAT_PCSR_TRANSPOSE_", NULL};
 const char *const MatPCSRPartitions[] = {"rows", "nnz", "MatPCSRPartition", "MAT_PCSR_PARTITION_", NULL};
 
-/* ---- public API: dispatch through composed functions (seq and MPI) ---- */
+/* ---- public API (manual pages: include/gpumats.h): dispatch through composed functions (seq and MPI) ---- */
 
 PetscErrorCode MatPCSRSetKernel(Mat A, MatPCSRKernel kernel)
 {
@@ -42,12 +42,6 @@ PetscErrorCode MatPCSRGetTranspose(Mat A, MatPCSRTranspose *mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@C
-  MatPCSRSetPartition - the row distribution an MPI pcsr matrix is given where
-  gpumats chooses it: MatLoad() into a matrix without sizes, and
-  MatPCSRCreateRedistributed().  A matrix assembled with the sizes of the
-  caller keeps them.
-@*/
 PetscErrorCode MatPCSRSetPartition(Mat A, MatPCSRPartition partition)
 {
   PetscFunctionBegin;
@@ -76,35 +70,8 @@ PetscErrorCode MatPCSRGetInfo(Mat A, MatPCSRInfo *info)
 /* ---- the sequential implementations (the MPI ones: mpipcsr.c); kernel and transpose need no
    rebuild: auto is resolved at each use ---- */
 
-#define PCSRSettingsOf(A) (&((Mat_SeqAIJPCSR *)(A)->spptr)->settings)
-
-static PetscErrorCode MatPCSRSetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel kernel)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOf(A)->kernel = kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetKernel_SeqAIJPCSR(Mat A, MatPCSRKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = PCSRSettingsOf(A)->kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRSetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose mode)
-{
-  PetscFunctionBegin;
-  PCSRSettingsOf(A)->transpose = mode;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatPCSRGetTranspose_SeqAIJPCSR(Mat A, MatPCSRTranspose *mode)
-{
-  PetscFunctionBegin;
-  *mode = PCSRSettingsOf(A)->transpose;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+GPUMATS_SHADOW_SETTING(MatPCSRSetKernel_SeqAIJPCSR, MatPCSRGetKernel_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, kernel, MatPCSRKernel, MatPCSRApplySettings_SeqAIJPCSR)
+GPUMATS_SHADOW_SETTING(MatPCSRSetTranspose_SeqAIJPCSR, MatPCSRGetTranspose_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose, MatPCSRApplySettings_SeqAIJPCSR)
 
 PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat A, PetscBool set)
 {
@@ -122,7 +89,6 @@ PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat A, MatPCSRInfo *info)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
   PetscBool       on_device;
-  const char     *why;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatPCSRGetInfo: the matrix is not assembled");
@@ -133,7 +99,7 @@ PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat A, MatPCSRInfo *info)
   info->empty_rows     = p->stats.empty_rows;
   info->mean_row_len   = p->stats.mean_row_len;
   info->stddev_row_len = p->stats.stddev_row_len;
-  info->kernel         = p->settings.kernel == MAT_PCSR_KERNEL_AUTO ? (MatPCSRKernel)PCSRChooseKernel(&p->stats, &why) : p->settings.kernel;
+  info->kernel         = PCSRResolveKernel(p->settings.kernel, &p->stats);
   info->on_device      = on_device;
 #if GPUMATS_HAVE_CUDA
   if (p->dev) {
