@@ -646,6 +646,16 @@ static PetscErrorCode BindChecks(TestCtx *t, MatType type, const GlobalCSR *csr)
   }
 #endif
   PetscCall(MatGpuMatsUsesDevice(Ac, &uses_before));
+  { /* the same answer by name: programs that load the library with -dll_append (ci_eigen, the FCI
+       builders) cannot call MatGpuMatsUsesDevice() */
+    PetscErrorCode (*by_name)(Mat, PetscBool *) = NULL;
+    PetscBool uses_by_name = (PetscBool)!uses_before;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)Ac, "MatGpuMatsUsesDevice_C", &by_name));
+    PetscCheck(by_name, t->comm, PETSC_ERR_PLIB, "a %s matrix composes no MatGpuMatsUsesDevice_C", type);
+    PetscCall((*by_name)(Ac, &uses_by_name));
+    PetscCheck(uses_by_name == uses_before, t->comm, PETSC_ERR_PLIB, "%s: MatGpuMatsUsesDevice_C gives %d, MatGpuMatsUsesDevice() %d", type, (int)uses_by_name, (int)uses_before);
+  }
   PetscCall(CheckProducts(t, Ac, Aa, "before MatBindToCPU"));
   PetscCall(MatBindToCPU(Ac, PETSC_TRUE));
   PetscCall(MatGpuMatsUsesDevice(Ac, &uses));

@@ -545,6 +545,15 @@ static PetscErrorCode SettingsChecks(TestCtx *t)
   PetscCall(MatDiagGetMaxFill(A, &fill));
   PetscCall(MatDiagGetProductKernel(A, &kernel));
   PetscCall(MatGpuMatsGetBackend(A, &backend));
+  { /* programs that load the library with -dll_append (ci_eigen, the FCI builders) ask this by name */
+    PetscErrorCode (*uses)(Mat, PetscBool *) = NULL;
+    PetscBool device = PETSC_TRUE;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &uses));
+    PetscCheck(uses, t->comm, PETSC_ERR_PLIB, "diag: MatGpuMatsUsesDevice_C is not composed");
+    PetscCall((*uses)(A, &device));
+    PetscCheck(!device, t->comm, PETSC_ERR_PLIB, "diag: MatGpuMatsUsesDevice_C says the device with -mat_gpumats_backend host");
+  }
   PetscCheck(scheme == MAT_DIAG_SCHEME_CDM && fill == 5.5 && kernel == MAT_DIAG_PRODUCT_PAPER && backend == GPUMATS_BACKEND_HOST, t->comm, PETSC_ERR_PLIB, "diag setters: got scheme %d, max fill %g, product kernel %d, backend %d back", (int)scheme, (double)fill, (int)kernel, (int)backend);
   /* the options database: MatSetFromOptions applies each option through its setter */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", "hm"));

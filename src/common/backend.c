@@ -78,25 +78,26 @@ PetscErrorCode MatGpuMatsGetBackend(Mat A, GpuMatsBackend *backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A type that composes no MatGpuMatsUsesDevice_C is answered from its backend (MatGpuMatsGetBackend_C) */
+/* Every gpumats type composes this beside MatGpuMatsGetBackend_C: programs that load the library
+   with -dll_append and cannot link it (ci_eigen, the FCI builders) ask it by name */
+PetscErrorCode MatGpuMatsUsesDevice_Backend(Mat A, PetscBool *uses)
+{
+  GpuMatsBackend backend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGpuMatsGetBackend(A, &backend));
+  PetscCall(GpuMatsBackendUsesDevice(A, backend, uses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
 {
   PetscErrorCode (*f)(Mat, PetscBool *) = NULL;
-  PetscErrorCode (*get)(Mat, GpuMatsBackend *) = NULL;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   *uses = PETSC_FALSE;
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &f));
   if (f) PetscCall((*f)(A, uses));
-  else {
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsGetBackend_C", &get));
-    if (get) {
-      GpuMatsBackend backend;
-
-      PetscCall((*get)(A, &backend));
-      PetscCall(GpuMatsBackendUsesDevice(A, backend, uses));
-    }
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

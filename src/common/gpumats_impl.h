@@ -155,6 +155,7 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat);
 /* ---- backend ---- */
 PETSC_INTERN const char *const GpuMatsBackends[];
 PETSC_INTERN PetscErrorCode    GpuMatsBackendUsesDevice(Mat, GpuMatsBackend, PetscBool *);
+PETSC_INTERN PetscErrorCode    MatGpuMatsUsesDevice_Backend(Mat, PetscBool *); /* composed as MatGpuMatsUsesDevice_C by every type */
 PETSC_INTERN PetscErrorCode    GpuMatsSetDefaultVecType(Mat, GpuMatsBackend);
 PETSC_INTERN PetscErrorCode    GpuMatsBackendFromOptions(GpuMatsBackend *, GPUMATS_OPTIONS_ARG);
 

@@ -228,6 +228,7 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, const GpuMatsMPIShadowClass *cl
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? cls->convert_from_mpiaij : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIAIJShadow : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIAIJShadow : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_Backend : NULL));
   /* A * dense B: both blocks through the format's SpMM (mpidense_product.c) */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpidense_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));

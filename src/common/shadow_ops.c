@@ -138,6 +138,7 @@ static PetscErrorCode GpuMatsShadowCompose(Mat A, const char *seqtype, PetscBool
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? GpuMatsShadowSetBackend : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_SeqAIJShadow : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_Backend : NULL));
   /* A * dense B: one SpMM (dense_product.c); sparse products keep AIJ's ops->productsetfromoptions */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_seqdense_C", seqtype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow_SeqDense : NULL));

@@ -460,6 +460,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_Backend : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetScheme_C", set ? MatDiagSetScheme_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetScheme_C", set ? MatDiagGetScheme_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_MPIDiag : NULL));
