@@ -10,43 +10,52 @@
 #include <petsc/private/dmdaimpl.h> /* the block fills of DMDASetBlockFills: PETSc has no getter */
 
 typedef struct {
-  PetscInt        L[3];    /* grid points per axis (1 beyond dim) */
-  PetscBool       wrap[3]; /* periodic axis */
+  PetscInt        dim, L[3]; /* grid points per axis (1 beyond dim) */
+  DMBoundaryType  b[3];
+  PetscBool       wrap[3];   /* periodic axis */
+  DMDAStencilType st;
   PetscInt        dof, s;
-  PetscInt        ndisp, (*disp)[3]; /* the stencil's displacements, centre first */
-  const PetscInt *dfill, *ofill;       /* DMDASetBlockFills (compressed rows), NULL: every component */
+  PetscInt        ndisp, (*disp)[3]; /* the stencil's displacements, centre first (DiagGridStencil) */
+  PetscInt       *row, *col;         /* dof x dof: the entries of a point through one displacement */
+  const PetscInt *dfill, *ofill;     /* DMDASetBlockFills (compressed rows), NULL: every component */
 } DiagGrid;
 
 static PetscErrorCode DiagGridOf(DM da, DiagGrid *g)
 {
-  DM_DA          *dd = (DM_DA *)da->data;
-  PetscInt        dim, r[3];
-  DMBoundaryType  b[3];
-  DMDAStencilType st;
+  DM_DA *dd = (DM_DA *)da->data;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetInfo(da, &dim, &g->L[0], &g->L[1], &g->L[2], NULL, NULL, NULL, &g->dof, &g->s, &b[0], &b[1], &b[2], &st));
+  PetscCall(DMDAGetInfo(da, &g->dim, &g->L[0], &g->L[1], &g->L[2], NULL, NULL, NULL, &g->dof, &g->s, &g->b[0], &g->b[1], &g->b[2], &g->st));
   for (PetscInt a = 0; a < 3; a++) {
-    if (a >= dim) g->L[a] = 1;
-    g->wrap[a] = a < dim && b[a] == DM_BOUNDARY_PERIODIC ? PETSC_TRUE : PETSC_FALSE;
-    r[a]       = a < dim ? g->s : 0;
+    if (a >= g->dim) g->L[a] = 1;
+    g->wrap[a] = a < g->dim && g->b[a] == DM_BOUNDARY_PERIODIC ? PETSC_TRUE : PETSC_FALSE;
   }
-  PetscCall(PetscMalloc1((2 * r[0] + 1) * (2 * r[1] + 1) * (2 * r[2] + 1), &g->disp));
-  g->ndisp = 1;
+  /* DMCreateMatrix uses the fills only when the off-point one is set (its _Fill variants) */
+  g->ofill = dd->ofill;
+  g->dfill = dd->ofill ? dd->dfill : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stencil's displacements, centre first, and the scratch of a point's entries */
+static PetscErrorCode DiagGridStencil(DiagGrid *g)
+{
+  PetscInt r[3];
+
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < 3; a++) r[a] = a < g->dim ? g->s : 0;
+  PetscCall(PetscMalloc3((2 * r[0] + 1) * (2 * r[1] + 1) * (2 * r[2] + 1), &g->disp, g->dof * g->dof, &g->row, g->dof * g->dof, &g->col));
+  g->ndisp      = 1;
   g->disp[0][0] = g->disp[0][1] = g->disp[0][2] = 0;
   for (PetscInt dk = -r[2]; dk <= r[2]; dk++)
     for (PetscInt dj = -r[1]; dj <= r[1]; dj++)
       for (PetscInt di = -r[0]; di <= r[0]; di++) {
         const PetscInt moved = (di != 0) + (dj != 0) + (dk != 0);
 
-        if (!moved || (st == DMDA_STENCIL_STAR && moved > 1)) continue;
+        if (!moved || (g->st == DMDA_STENCIL_STAR && moved > 1)) continue;
         g->disp[g->ndisp][0]   = di;
         g->disp[g->ndisp][1]   = dj;
         g->disp[g->ndisp++][2] = dk;
       }
-  /* DMCreateMatrix uses the fills only when the off-point one is set (its _Fill variants) */
-  g->ofill = dd->ofill;
-  g->dfill = dd->ofill ? dd->dfill : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -76,24 +85,23 @@ static inline PetscInt DiagGridNeighbour(const DiagGrid *g, const PetscInt p[3],
   return at[0] + g->L[0] * (at[1] + g->L[1] * at[2]);
 }
 
-/* The entries of point p's rows: visit(row, column) for each */
-#define DIAG_GRID_FOR_ENTRIES(g, p, row, col, body) \
-  do { \
-    const PetscInt here_ = (p)[0] + (g)->L[0] * ((p)[1] + (g)->L[1] * (p)[2]); \
-    for (PetscInt q_ = 0; q_ < (g)->ndisp; q_++) { \
-      const PetscInt there_ = DiagGridNeighbour(g, p, q_); \
-      if (there_ < 0) continue; \
-      for (PetscInt c_ = 0; c_ < (g)->dof; c_++) { \
-        const PetscInt *list_; \
-        PetscInt        first_, last_; \
-        DiagGridCouplings(g, q_, c_, &list_, &first_, &last_); \
-        for (PetscInt e_ = first_; e_ < last_; e_++) { \
-          const PetscInt row = (g)->dof * here_ + c_, col = (g)->dof * there_ + (list_ ? list_[e_] : e_); \
-          body; \
-        } \
-      } \
-    } \
-  } while (0)
+/* The entries of point p's rows through displacement q, into g->row and g->col: their count, 0
+   when the neighbour is off a non-periodic edge */
+static PetscInt DiagGridEntries(const DiagGrid *g, const PetscInt p[3], PetscInt q)
+{
+  const PetscInt here = p[0] + g->L[0] * (p[1] + g->L[1] * p[2]), there = DiagGridNeighbour(g, p, q);
+  PetscInt       n    = 0;
+
+  if (there < 0) return 0;
+  for (PetscInt c = 0; c < g->dof; c++) {
+    const PetscInt *list;
+    PetscInt        first, last;
+
+    DiagGridCouplings(g, q, c, &list, &first, &last);
+    for (PetscInt e = first; e < last; e++, n++) g->row[n] = g->dof * here + c, g->col[n] = g->dof * there + (list ? list[e] : e);
+  }
+  return n;
+}
 
 /* The points of an axis whose neighbours differ from the next point's: those within s + 1 of
    an edge; every interior point has the same offsets as the first interior one */
@@ -123,7 +131,11 @@ static PetscErrorCode DiagGridOffsets(const DiagGrid *g, PetscInt m, unsigned ch
         p[0] = rep[0][i];
         p[1] = rep[1][j];
         p[2] = rep[2][k];
-        DIAG_GRID_FOR_ENTRIES(g, p, row, col, present[col - row + m - 1] = 1);
+        for (PetscInt q = 0; q < g->ndisp; q++) {
+          const PetscInt n = DiagGridEntries(g, p, q);
+
+          for (PetscInt k = 0; k < n; k++) present[g->col[k] - g->row[k] + m - 1] = 1;
+        }
       }
   PetscCall(PetscFree3(rep[0], rep[1], rep[2]));
   *entries = 0;
@@ -167,17 +179,10 @@ static void DiagStructureSetRun(unsigned char *bits, PetscInt64 from, PetscInt64
    general lookup: across a periodic seam) */
 static void DiagGridMarkPoint(Mat A, const DiagGrid *g, const PetscInt p[3], PetscInt q)
 {
-  Mat_SeqDiag   *d     = (Mat_SeqDiag *)A->spptr;
-  const PetscInt there = DiagGridNeighbour(g, p, q), here = p[0] + g->L[0] * (p[1] + g->L[1] * p[2]);
+  Mat_SeqDiag   *d = (Mat_SeqDiag *)A->spptr;
+  const PetscInt n = DiagGridEntries(g, p, q);
 
-  if (there < 0) return;
-  for (PetscInt c = 0; c < g->dof; c++) {
-    const PetscInt *list;
-    PetscInt        first, last;
-
-    DiagGridCouplings(g, q, c, &list, &first, &last);
-    for (PetscInt k = first; k < last; k++) DiagStructureSet(d->structure, MatDiagSlot_SeqDiag(A, g->dof * here + c, g->dof * there + (list ? list[k] : k)) - d->fmt.val);
-  }
+  for (PetscInt k = 0; k < n; k++) DiagStructureSet(d->structure, MatDiagSlot_SeqDiag(A, g->row[k], g->col[k]) - d->fmt.val);
 }
 
 /* The structure bit of every entry of the stencil.  Along a grid line, the points whose
@@ -264,17 +269,18 @@ PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM da, PetscBool *built)
   if (size > 1) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DiagGridOf(da, &g));
   if (g.dof * g.L[0] * g.L[1] * g.L[2] != A->rmap->n || A->rmap->n != A->cmap->n) PetscFunctionReturn(PETSC_SUCCESS); /* not this DMDA's operator */
+  PetscCall(DiagGridStencil(&g));
   PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
   PetscCall(PetscCalloc1(PetscMax(2 * A->rmap->n - 1, 1), &present));
   PetscCall(DiagGridOffsets(&g, A->rmap->n, present, &entries));
   st = DiagChooseSchemeFromOffsets(A->rmap->n, A->cmap->n, present, &automatic, &hm, &cdm);
   if (st != DIAG_OK) PetscCall(PetscFree(present));
-  if (st != DIAG_OK) PetscCall(PetscFree(g.disp));
+  if (st != DIAG_OK) PetscCall(PetscFree3(g.disp, g.row, g.col));
   PetscCall(DiagCheckStatus(st, A, "Choosing the scheme"));
   PetscCall(MatDiagPickScheme_SeqDiag(A, automatic, hm, cdm, &scheme));
   st = DiagFromOffsets(scheme, A->rmap->n, A->cmap->n, present, entries, d->settings.max_fill, &stored, &fmt);
   PetscCall(PetscFree(present));
-  if (st != DIAG_OK) PetscCall(PetscFree(g.disp));
+  if (st != DIAG_OK) PetscCall(PetscFree3(g.disp, g.row, g.col));
   PetscCall(MatDiagCheckBuilt_SeqDiag(A, st, &fmt, scheme, stored));
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));
   PetscCall(PetscCalloc1(d->fmt.start[d->fmt.ndiag] / 8 + 1, &d->structure));
@@ -282,7 +288,7 @@ PetscErrorCode MatDiagFromDMDA_SeqDiag(Mat A, DM da, PetscBool *built)
   PetscCall(DiagGridMark(A, &g));
   for (PetscInt64 b = 0; b < d->fmt.start[d->fmt.ndiag] / 8 + 1; b++) marked += DiagBitsSet(d->structure[b]);
   d->fmt.nnz = marked; /* a skinny periodic grid reaches some neighbours twice */
-  PetscCall(PetscFree(g.disp));
+  PetscCall(PetscFree3(g.disp, g.row, g.col));
   PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "diag: the %" PetscInt_FMT " diagonals of the DMDA's stencil (%" PetscInt64_FMT " entries, %d displacements, %" PetscInt_FMT " dof), %s, built from the grid\n", d->fmt.ndiag, marked, (int)g.ndisp, g.dof, scheme == DIAG_SCHEME_HM ? "HM" : "CDM"));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
