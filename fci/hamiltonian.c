@@ -10,10 +10,6 @@
    phases times (ia|jb).  A single i->a has element
    h_ia + sum_{k in same spin, k != i} [(ia|kk) - (ik|ka)] + sum_{k in other spin} (ia|kk). */
 #include "hamiltonian_impl.h"
-#include <gpumats.h>
-#if FCI_HAVE_CUDA
-  #include "hamiltonian_device.h"
-#endif
 #include <stdlib.h>
 #include <string.h>
 #if defined(_OPENMP)
@@ -556,230 +552,47 @@ PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, Pets
   PetscFunctionReturn(0);
 }
 
-/* Threads of each rank for the row sweeps: -fci_threads, else OMP_NUM_THREADS where set, else
-   OpenMP's default (the cores) shared among the ranks of the node. */
-static PetscErrorCode FCIThreadsPerRank(MPI_Comm comm, PetscInt *nthreads)
+typedef struct {
+  PetscInt           rstart, cstart, cend;
+  const PetscInt    *doffset, *ooffset;
+  PetscInt          *dcols, *ocols;
+  PetscScalar       *dvals, *ovals;
+  PetscInt           bad; /* a row whose lengths are not the ones counted, or -1 */
+} FCISplitCtx;
+
+/* The row in the thread's work row, then its two parts to their slots: the columns are ascending,
+   so the entries inside cstart..cend-1 are one run between the others. */
+static void FCISplitRow(FCIRowGenerator gen, PetscInt r, FCIThreadWork *w, void *ctx)
 {
-  PetscBool set;
+  FCISplitCtx   *c = (FCISplitCtx *)ctx;
+  const PetscInt i = r - c->rstart, dlen = c->doffset[i + 1] - c->doffset[i];
+  const PetscInt olen = c->ooffset ? c->ooffset[i + 1] - c->ooffset[i] : 0;
+  const PetscInt k    = FCIRowOrdered(gen, r, w->cols, w->vals, w->wcols, w->wvals, w->wlev);
+  PetscInt       lo = 0, hi;
 
-  PetscFunctionBeginUser;
-  *nthreads = 1;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-fci_threads", nthreads, &set));
-  PetscCheck(!set || *nthreads >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fci_threads %" PetscInt_FMT ": at least one thread is needed", *nthreads);
-#if defined(_OPENMP)
-  if (!set) {
-    *nthreads = omp_get_max_threads();
-    if (!getenv("OMP_NUM_THREADS")) {
-      MPI_Comm    node;
-      PetscMPIInt nlocal;
-
-      PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-      PetscCallMPI(MPI_Comm_size(node, &nlocal));
-      PetscCallMPI(MPI_Comm_free(&node));
-      *nthreads = PetscMax(1, *nthreads / nlocal);
-    }
+  while (lo < k && w->cols[lo] < c->cstart) lo++;
+  for (hi = lo; hi < k && w->cols[hi] < c->cend; hi++) { }
+  if (hi - lo != dlen || k - dlen != olen) {
+    FCI_OMP(omp atomic write)
+    c->bad = r;
+    return;
   }
-#endif
-  PetscFunctionReturn(0);
+  for (PetscInt q = lo; q < hi; q++) c->dcols[c->doffset[i] + q - lo] = w->cols[q] - c->cstart;
+  memcpy(c->dvals + c->doffset[i], w->vals + lo, (size_t)dlen * sizeof(PetscScalar));
+  if (!olen) return;
+  memcpy(c->ocols + c->ooffset[i], w->cols, (size_t)lo * sizeof(PetscInt));
+  memcpy(c->ovals + c->ooffset[i], w->vals, (size_t)lo * sizeof(PetscScalar));
+  memcpy(c->ocols + c->ooffset[i] + lo, w->cols + hi, (size_t)(k - hi) * sizeof(PetscInt));
+  memcpy(c->ovals + c->ooffset[i] + lo, w->vals + hi, (size_t)(k - hi) * sizeof(PetscScalar));
 }
 
-/* The first write to each page of a fresh multi-GB AIJ value array is a page fault.  Taken one
-   row at a time in the serial insertion they cost more than the copy itself (a 200M-entry
-   SeqAIJ matrix: 5.3 s of MatSetValues, 1.0 s after touching the values first), so the threads
-   take them first, each on its own part.  Other types (SBAIJ) are left alone. */
-static PetscErrorCode FCITouchAIJValues(Mat A, PetscInt nthreads)
+PetscErrorCode FCIRowGeneratorGetSplitRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, const PetscInt doffset[], PetscInt dcols[], PetscScalar dvals[], const PetscInt ooffset[], PetscInt ocols[], PetscScalar ovals[])
 {
-  Mat       blocks[2] = {NULL, NULL};
-  PetscBool seq, mpi;
+  FCISplitCtx ctx = {rstart, cstart, cend, doffset, ooffset, dcols, ocols, dvals, ovals, -1};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
-  if (seq) blocks[0] = A;
-  else if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &blocks[0], &blocks[1], NULL));
-  for (int b = 0; b < 2; b++) {
-    MatInfo      info;
-    PetscScalar *a;
-    PetscInt64   n;
-
-    if (!blocks[b]) continue;
-    PetscCall(MatGetInfo(blocks[b], MAT_LOCAL, &info));
-    n = (PetscInt64)info.nz_allocated;
-    PetscCall(MatSeqAIJGetArrayWrite(blocks[b], &a));
-    FCI_OMP(omp parallel for num_threads(nthreads) schedule(static))
-    for (PetscInt64 p = 0; p < n; p += 4096) memset(a + p, 0, (size_t)PetscMin(4096, n - p) * sizeof(PetscScalar));
-    PetscCall(MatSeqAIJRestoreArrayWrite(blocks[b], &a));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* Rows generated at once by the threads of the value sweep: at most this many entries
-   (192 MB), or one row if it is longer */
-#define FCI_ASSEMBLY_BLOCK_ENTRIES ((PetscInt64)1 << 24)
-
-typedef enum {
-  FCI_ASSEMBLY_AUTO,
-  FCI_ASSEMBLY_HOST,
-  FCI_ASSEMBLY_DEVICE
-} FCIAssembly;
-static const char *const FCIAssemblies[] = {"auto", "host", "device", "FCIAssembly", "FCI_ASSEMBLY_", NULL};
-
-/* Can A be assembled on the device?  If not, why (for the error or the -info line). */
-static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space, PetscBool *possible, char why[], size_t len)
-{
-  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
-  PetscErrorCode (*uses)(Mat, PetscBool *)                        = NULL;
-  PetscErrorCode (*split)(Mat, MatCIHybridSplit *)                = NULL;
-  PetscBool        device = PETSC_FALSE;
-  MatCIHybridSplit s      = MAT_CIHYBRID_SPLIT_ENTRIES;
-
-  PetscFunctionBeginUser;
-  *possible = PETSC_FALSE;
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &uses));
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridGetSplit_C", &split));
-  if (uses) PetscCall((*uses)(A, &device));
-  if (split) PetscCall((*split)(A, &s));
-  if (!FCI_HAVE_CUDA) PetscCall(PetscSNPrintf(why, len, "the FCI builders were compiled without CUDA"));
-  else if (!assemble) {
-    MatType type;
-    PetscCall(MatGetType(A, &type));
-    PetscCall(PetscSNPrintf(why, len, "the matrix is of type %s, not a cihybrid matrix on one process (-mat_type cihybrid, one MPI process)", type));
-  }
-  else if (!device) PetscCall(PetscSNPrintf(why, len, "its products run on the host (no GPU, or -mat_gpumats_backend host)"));
-  else if (s != MAT_CIHYBRID_SPLIT_ENTRIES) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_split columns is built on the host only"));
-  else if (space->perm) PetscCall(PetscSNPrintf(why, len, "the device rows come in the lexical ordering only (-fci_ordering lexical)"));
-  else *possible = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/* The rows made on the GPU straight into A's device arrays: no host matrix, no upload. */
-static PetscErrorCode FCIHamiltonianAssembleDevice(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
-{
-#if FCI_HAVE_CUDA
-  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
-  FCIDeviceRows         rows;
-  MatCIHybridDeviceRows generator;
-  PetscLogDouble        t0, t1;
-  PetscErrorCode        ierr;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
-  PetscCall(PetscTime(&t0));
-  PetscCall(FCIDeviceRowsCreate(ints, space, droptol, &rows, &generator));
-  ierr = (*assemble)(A, &generator);
-  PetscCall(FCIDeviceRowsDestroy(&rows));
-  PetscCall(ierr);
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "FCI Hamiltonian of %" PetscInt_FMT " determinants made on the GPU: %g s\n", space->ndet, t1 - t0));
-  PetscFunctionReturn(0);
-#else
-  PetscFunctionBeginUser;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The FCI builders were compiled without CUDA");
-#endif
-}
-
-PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
-{
-  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
-  FCIRowGenerator gen;
-  PetscInt        M, N, m, rstart, rend, cstart, cend, nthreads, *dnz, *onz, *dnzu, *onzu, *bcols;
-  PetscInt64     *offset, cap;
-  PetscScalar    *bvals;
-  PetscBool       sbaij;
-  PetscLogDouble  t0, t1, t2, t3, tgen = 0;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetSize(A, &M, &N));
-  if (M < 0 && N < 0) PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
-  else PetscCheck(M == space->ndet && N == space->ndet, comm, PETSC_ERR_ARG_SIZ, "Matrix of %" PetscInt_FMT " x %" PetscInt_FMT " for %" PetscInt_FMT " determinants", M, N, space->ndet);
-  {
-    PetscLayout rmap, cmap;
-    PetscCall(MatGetLayouts(A, &rmap, &cmap));
-    PetscCall(PetscLayoutSetUp(rmap));
-    PetscCall(PetscLayoutSetUp(cmap));
-  }
-  PetscCall(MatGetLocalSize(A, &m, NULL));
-  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
-  {
-    FCIAssembly assembly = FCI_ASSEMBLY_AUTO;
-    PetscBool   possible;
-    char        why[256];
-    const char *prefix;
-
-    PetscCall(MatGetOptionsPrefix(A, &prefix));
-    PetscCall(PetscOptionsGetEnum(NULL, prefix, "-fci_assembly", FCIAssemblies, (PetscEnum *)&assembly, NULL));
-    PetscCall(FCIDeviceAssemblyPossible(A, space, &possible, why, sizeof(why)));
-    PetscCheck(possible || assembly != FCI_ASSEMBLY_DEVICE, comm, PETSC_ERR_SUP, "-fci_assembly device: the Hamiltonian cannot be made on the GPU: %s", why);
-    if (assembly != FCI_ASSEMBLY_HOST && possible) {
-      PetscCall(FCIHamiltonianAssembleDevice(ints, space, droptol, A));
-      PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
-      PetscCall(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
-      PetscFunctionReturn(0);
-    }
-    if (assembly == FCI_ASSEMBLY_AUTO) PetscCall(PetscInfo(A, "FCI Hamiltonian assembled on the host: %s\n", why));
-  }
-
-  PetscCall(FCIRowGeneratorCreate(ints, space, droptol, &gen));
-  PetscCall(FCIThreadsPerRank(comm, &nthreads));
-  PetscCall(FCIRowGeneratorSetThreads(gen, nthreads));
-  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
-  /* sweep 1: exact counts */
-  PetscCall(PetscMalloc4(m, &dnz, m, &onz, m, &dnzu, m, &onzu));
-  PetscCall(PetscTime(&t0));
-  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, onz, dnzu, onzu));
-  PetscCall(PetscTime(&t1));
-  PetscCall(MatXAIJSetPreallocation(A, 1, dnz, onz, dnzu, onzu));
-  PetscCall(MatSetUp(A));
-  PetscCall(PetscMalloc1(m + 1, &offset));
-  offset[0] = 0;
-  for (PetscInt i = 0; i < m; i++) offset[i + 1] = offset[i] + dnz[i] + onz[i];
-  PetscCall(PetscFree4(dnz, onz, dnzu, onzu));
-  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
-  if (sbaij) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
-  /* every MatSetValues below inserts a whole row, columns ascending, into its empty preallocated
-     slot: AIJ then copies the row instead of searching for each entry (2.2x faster insertion on
-     the 3x4 Hubbard matrix) */
-  PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_TRUE));
-  PetscCall(FCITouchAIJValues(A, nthreads));
-
-  /* sweep 2: blocks of rows generated by the threads, then inserted one row at a time */
-  PetscCall(PetscTime(&t2));
-  cap = PetscMin(offset[m], PetscMax(FCI_ASSEMBLY_BLOCK_ENTRIES, (PetscInt64)gen->maxlen));
-  PetscCall(PetscMalloc2((size_t)cap, &bcols, (size_t)cap, &bvals));
-  for (PetscInt r0 = rstart, r1; r0 < rend; r0 = r1) {
-    for (r1 = r0 + 1; r1 < rend && offset[r1 + 1 - rstart] - offset[r0 - rstart] <= cap; r1++) { }
-    PetscCall(PetscTimeSubtract(&tgen));
-    PetscCall(FCIRowGeneratorGetRows(gen, r0, r1, offset + (r0 - rstart), bcols, bvals));
-    PetscCall(PetscTimeAdd(&tgen));
-    for (PetscInt r = r0; r < r1; r++) {
-      const PetscInt64 o = offset[r - rstart] - offset[r0 - rstart];
-      PetscCall(MatSetValues(A, 1, &r, (PetscInt)(offset[r - rstart + 1] - offset[r - rstart]), bcols + o, bvals + o, INSERT_VALUES));
-    }
-  }
-  PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, preallocation and first touch %g s, value sweep %g s (rows %g s, MatSetValues %g s)\n", rstart, rend, nthreads, t1 - t0, t2 - t1, t3 - t2, tgen, t3 - t2 - tgen));
-  PetscCall(PetscFree2(bcols, bvals));
-  PetscCall(PetscFree(offset));
-  PetscCall(FCIRowGeneratorDestroy(&gen));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
-  PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_FALSE));
-  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
-  PetscCall(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode FCIHamiltonianCreate(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, const char prefix[], Mat *A)
-{
-  PetscFunctionBeginUser;
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
-  if (prefix) PetscCall(MatSetOptionsPrefix(*A, prefix));
-  PetscCall(MatSetFromOptions(*A));
-  PetscCall(FCIHamiltonianAssemble(ints, space, droptol, *A));
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= gen->sp->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, gen->sp->ndet - 1);
+  PetscCheck(!FCIForEachRow(gen, rstart, rend, FCISplitRow, &ctx), PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the work rows of %d threads (%" PetscInt_FMT " entries each)", gen->nthreads, gen->maxlen);
+  PetscCheck(ctx.bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Row %" PetscInt_FMT ": its lengths inside and outside columns %" PetscInt_FMT "..%" PetscInt_FMT " differ from the offsets (give the counts of FCIRowGeneratorCountRows)", ctx.bad, cstart, cend - 1);
   PetscFunctionReturn(0);
 }

@@ -43,6 +43,13 @@ PetscErrorCode FCIRowGeneratorSetThreads(FCIRowGenerator gen, PetscInt nthreads)
 PetscErrorCode FCIRowGeneratorGetThreads(FCIRowGenerator gen, PetscInt *nthreads);
 PetscErrorCode FCIRowGeneratorCountRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], PetscInt dnzu[], PetscInt onzu[]);
 PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, const PetscInt64 offset[], PetscInt cols[], PetscScalar vals[]);
+/* GetSplitRows: rows rstart..rend-1 as the two CSR blocks of a process of an MPIAIJ matrix
+   (MatCreateMPIAIJWithSplitArrays): the entries with a column in cstart..cend-1 go to
+   dcols (as column - cstart) and dvals from doffset[r-rstart], the others to ocols (global
+   columns) and ovals from ooffset[r-rstart]; the offsets are the prefix sums of CountRows'
+   dnz and onz, from 0.  ooffset, ocols and ovals may be NULL when no row has entries outside
+   (cstart 0, cend ndet).  A row of other lengths is an error, never an overflow. */
+PetscErrorCode FCIRowGeneratorGetSplitRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, const PetscInt doffset[], PetscInt dcols[], PetscScalar dvals[], const PetscInt ooffset[], PetscInt ocols[], PetscScalar ovals[]);
 
 /* Fills A with the Hamiltonian.  A comes from MatCreate (+ MatSetType or
    MatSetFromOptions: any type that accepts MatSetValues, e.g. aij, sbaij,
@@ -56,5 +63,11 @@ PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, Pets
    only the upper triangle is kept.  A is assembled and marked symmetric.
    Save it with MatView on a binary viewer if wanted. */
 PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A);
-/* MatCreate + MatSetSizes + MatSetFromOptions (options prefix 'prefix', may be NULL) + FCIHamiltonianAssemble. */
+/* A new matrix of the type the options give (options prefix 'prefix', may be NULL; aij by
+   default), as MatCreate + MatSetSizes + MatSetFromOptions + FCIHamiltonianAssemble would make
+   it.  For the AIJ family (aij and its subclasses: cihybrid, pcsr, aijcusparse, ...) made on the
+   host, the threads write the CSR arrays of each process in place and the matrix takes them
+   without a copy (MatCreateSeqAIJWithArrays / MatCreateMPIAIJWithSplitArrays, then converted
+   to the type; the arrays are freed with the matrix): no MatSetValues, no preallocation pass.
+   Other types, and the GPU build of cihybrid, as FCIHamiltonianAssemble. */
 PetscErrorCode FCIHamiltonianCreate(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, const char prefix[], Mat *A);

@@ -219,6 +219,36 @@ static PetscErrorCode TempDirDestroy(TempDir *td, PetscInt nfiles, char paths[][
 /* ---------------------------------------------------------------------- */
 /* h2o_sto2g, n2_sto3g                                                      */
 
+/* FCIHamiltonianCreate with the type of the options (an AIJ type takes the CSR arrays the threads
+   wrote, without MatSetValues) against B, made by FCIHamiltonianAssemble (one MatSetValues a row)
+   with the same options: the same type and the same entries. */
+static PetscErrorCode CompareCreateWithAssemble(TestCtx *ctx, const char *what, Mat B, const FCIIntegrals *ints, const FCIDetSpace *sp)
+{
+  Mat       C, Ca, Ba;
+  MatType   tb, tc;
+  PetscBool same, equal;
+
+  PetscFunctionBeginUser;
+  PetscCall(FCIHamiltonianCreate(PETSC_COMM_WORLD, ints, sp, 0.0, NULL, &C));
+  PetscCall(MatGetType(B, &tb));
+  PetscCall(MatGetType(C, &tc));
+  PetscCall(PetscStrcmp(tb, tc, &same));
+  CHECK(ctx, same, "%s: FCIHamiltonianCreate made a %s, FCIHamiltonianAssemble a %s with the same options", what, tc, tb);
+  PetscCall(MatIsSymmetricKnown(C, &same, &equal));
+  CHECK(ctx, same && equal, "%s: FCIHamiltonianCreate's matrix is not marked symmetric", what);
+  /* entry for entry, through AIJ copies: every type converts to AIJ */
+  PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &Ba));
+  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &Ca));
+  PetscCall(MatEqual(Ba, Ca, &equal));
+  CHECK(ctx, equal, "%s: FCIHamiltonianCreate's entries differ from FCIHamiltonianAssemble's", what);
+  PetscCall(MatMultEqual(B, C, 4, &equal));
+  CHECK(ctx, equal, "%s: FCIHamiltonianCreate's products differ from FCIHamiltonianAssemble's", what);
+  PetscCall(MatDestroy(&Ba));
+  PetscCall(MatDestroy(&Ca));
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TestH2OSTO2G(TestCtx *ctx)
 {
   /* HANDE test_suite/fci/H2O-RHF-sto-2g: the three lowest eigenvalues of the ISYM = 1 sector */
@@ -255,6 +285,7 @@ static PetscErrorCode TestH2OSTO2G(TestCtx *ctx)
     PetscCall(FCIHamiltonianAssemble(ints, sp, 0.0, B));
     PetscCall(MatMultEqual(A, B, 4, &equal));
     CHECK(ctx, equal, "H2O/STO-2G: MatCreate + MatSetFromOptions + FCIHamiltonianAssemble differs from FCIHamiltonianCreate");
+    PetscCall(CompareCreateWithAssemble(ctx, "H2O/STO-2G", B, ints, sp));
     {
       /* saved with MatView on a binary viewer, read back with MatLoad */
       TempDir     td;

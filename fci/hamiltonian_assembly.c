@@ -1,0 +1,394 @@
+/* The FCI Hamiltonian assembled into a PETSc Mat (hamiltonian.h): on the GPU straight into a
+   cihybrid matrix; on the host by the threads of each process, either as the CSR arrays that an
+   AIJ matrix takes without a copy (FCIHamiltonianCreate) or through one MatSetValues a row for
+   any other type (FCIHamiltonianAssemble). */
+#include "hamiltonian_impl.h"
+#include <gpumats.h>
+#if FCI_HAVE_CUDA
+  #include "hamiltonian_device.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+  #define FCI_OMP(...) _Pragma(#__VA_ARGS__)
+#else
+  #define FCI_OMP(...)
+#endif
+
+/* Threads of each rank for the row sweeps: -fci_threads, else OMP_NUM_THREADS where set, else
+   OpenMP's default (the cores) shared among the ranks of the node. */
+static PetscErrorCode FCIThreadsPerRank(MPI_Comm comm, PetscInt *nthreads)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  *nthreads = 1;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-fci_threads", nthreads, &set));
+  PetscCheck(!set || *nthreads >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fci_threads %" PetscInt_FMT ": at least one thread is needed", *nthreads);
+#if defined(_OPENMP)
+  if (!set) {
+    *nthreads = omp_get_max_threads();
+    if (!getenv("OMP_NUM_THREADS")) {
+      MPI_Comm    node;
+      PetscMPIInt nlocal;
+
+      PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+      PetscCallMPI(MPI_Comm_size(node, &nlocal));
+      PetscCallMPI(MPI_Comm_free(&node));
+      *nthreads = PetscMax(1, *nthreads / nlocal);
+    }
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* The first write to each page of a fresh multi-GB AIJ value array is a page fault.  Taken one
+   row at a time in the serial insertion they cost more than the copy itself (a 200M-entry
+   SeqAIJ matrix: 5.3 s of MatSetValues, 1.0 s after touching the values first), so the threads
+   take them first, each on its own part.  Other types (SBAIJ) are left alone. */
+static PetscErrorCode FCITouchAIJValues(Mat A, PetscInt nthreads)
+{
+  Mat       blocks[2] = {NULL, NULL};
+  PetscBool seq, mpi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (seq) blocks[0] = A;
+  else if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &blocks[0], &blocks[1], NULL));
+  for (int b = 0; b < 2; b++) {
+    MatInfo      info;
+    PetscScalar *a;
+    PetscInt64   n;
+
+    if (!blocks[b]) continue;
+    PetscCall(MatGetInfo(blocks[b], MAT_LOCAL, &info));
+    n = (PetscInt64)info.nz_allocated;
+    PetscCall(MatSeqAIJGetArrayWrite(blocks[b], &a));
+    FCI_OMP(omp parallel for num_threads(nthreads) schedule(static))
+    for (PetscInt64 p = 0; p < n; p += 4096) memset(a + p, 0, (size_t)PetscMin(4096, n - p) * sizeof(PetscScalar));
+    PetscCall(MatSeqAIJRestoreArrayWrite(blocks[b], &a));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rows generated at once by the threads of the value sweep: at most this many entries
+   (192 MB), or one row if it is longer */
+#define FCI_ASSEMBLY_BLOCK_ENTRIES ((PetscInt64)1 << 24)
+
+typedef enum {
+  FCI_ASSEMBLY_AUTO,
+  FCI_ASSEMBLY_HOST,
+  FCI_ASSEMBLY_DEVICE
+} FCIAssembly;
+static const char *const FCIAssemblies[] = {"auto", "host", "device", "FCIAssembly", "FCI_ASSEMBLY_", NULL};
+
+/* Can A be assembled on the device?  If not, why (for the error or the -info line). */
+static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space, PetscBool *possible, char why[], size_t len)
+{
+  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
+  PetscErrorCode (*uses)(Mat, PetscBool *)                        = NULL;
+  PetscErrorCode (*split)(Mat, MatCIHybridSplit *)                = NULL;
+  PetscBool        device = PETSC_FALSE;
+  MatCIHybridSplit s      = MAT_CIHYBRID_SPLIT_ENTRIES;
+
+  PetscFunctionBeginUser;
+  *possible = PETSC_FALSE;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", &uses));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridGetSplit_C", &split));
+  if (uses) PetscCall((*uses)(A, &device));
+  if (split) PetscCall((*split)(A, &s));
+  if (!FCI_HAVE_CUDA) PetscCall(PetscSNPrintf(why, len, "the FCI builders were compiled without CUDA"));
+  else if (!assemble) {
+    MatType type;
+    PetscCall(MatGetType(A, &type));
+    PetscCall(PetscSNPrintf(why, len, "the matrix is of type %s, not a cihybrid matrix on one process (-mat_type cihybrid, one MPI process)", type));
+  }
+  else if (!device) PetscCall(PetscSNPrintf(why, len, "its products run on the host (no GPU, or -mat_gpumats_backend host)"));
+  else if (s != MAT_CIHYBRID_SPLIT_ENTRIES) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_split columns is built on the host only"));
+  else if (space->perm) PetscCall(PetscSNPrintf(why, len, "the device rows come in the lexical ordering only (-fci_ordering lexical)"));
+  else *possible = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The rows made on the GPU straight into A's device arrays: no host matrix, no upload. */
+static PetscErrorCode FCIHamiltonianAssembleDevice(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
+{
+#if FCI_HAVE_CUDA
+  PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
+  FCIDeviceRows         rows;
+  MatCIHybridDeviceRows generator;
+  PetscLogDouble        t0, t1;
+  PetscErrorCode        ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
+  PetscCall(PetscTime(&t0));
+  PetscCall(FCIDeviceRowsCreate(ints, space, droptol, &rows, &generator));
+  ierr = (*assemble)(A, &generator);
+  PetscCall(FCIDeviceRowsDestroy(&rows));
+  PetscCall(ierr);
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian of %" PetscInt_FMT " determinants made on the GPU: %g s\n", space->ndet, t1 - t0));
+  PetscFunctionReturn(0);
+#else
+  PetscFunctionBeginUser;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The FCI builders were compiled without CUDA");
+#endif
+}
+
+/* Sizes ndet x ndet where the caller set none, else checked; the layouts set up. */
+static PetscErrorCode FCIHamiltonianSetUpLayout(const FCIDetSpace *space, Mat A)
+{
+  PetscInt    M, N;
+  PetscLayout rmap, cmap;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &M, &N));
+  if (M < 0 && N < 0) PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
+  else PetscCheck(M == space->ndet && N == space->ndet, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "Matrix of %" PetscInt_FMT " x %" PetscInt_FMT " for %" PetscInt_FMT " determinants", M, N, space->ndet);
+  PetscCall(MatGetLayouts(A, &rmap, &cmap));
+  PetscCall(PetscLayoutSetUp(rmap));
+  PetscCall(PetscLayoutSetUp(cmap));
+  PetscFunctionReturn(0);
+}
+
+/* -fci_assembly: made on the GPU when chosen or possible (*done), else the reason on -info. */
+static PetscErrorCode FCIHamiltonianTryDevice(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A, PetscBool *done)
+{
+  FCIAssembly assembly = FCI_ASSEMBLY_AUTO;
+  PetscBool   possible;
+  char        why[256];
+  const char *prefix;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(PetscOptionsGetEnum(NULL, prefix, "-fci_assembly", FCIAssemblies, (PetscEnum *)&assembly, NULL));
+  PetscCall(FCIDeviceAssemblyPossible(A, space, &possible, why, sizeof(why)));
+  PetscCheck(possible || assembly != FCI_ASSEMBLY_DEVICE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-fci_assembly device: the Hamiltonian cannot be made on the GPU: %s", why);
+  *done = (PetscBool)(assembly != FCI_ASSEMBLY_HOST && possible);
+  if (*done) PetscCall(FCIHamiltonianAssembleDevice(ints, space, droptol, A));
+  else if (assembly == FCI_ASSEMBLY_AUTO) PetscCall(PetscInfo(A, "FCI Hamiltonian assembled on the host: %s\n", why));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FCIHamiltonianMarkSymmetric(Mat A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/* The generator with the threads of this process (FCIThreadsPerRank) */
+static PetscErrorCode FCIHamiltonianGenerator(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, FCIRowGenerator *gen)
+{
+  PetscInt nthreads;
+
+  PetscFunctionBeginUser;
+  PetscCall(FCIRowGeneratorCreate(ints, space, droptol, gen));
+  PetscCall(FCIThreadsPerRank(comm, &nthreads));
+  PetscCall(FCIRowGeneratorSetThreads(*gen, nthreads));
+  PetscFunctionReturn(0);
+}
+
+/* Any type: exact counts, preallocation, then the threads make blocks of rows and each row goes
+   in with one MatSetValues. */
+static PetscErrorCode FCIHamiltonianInsertRows(FCIRowGenerator gen, Mat A)
+{
+  PetscInt       m, rstart, rend, cstart, cend, nthreads, maxlen, *dnz, *onz, *dnzu, *onzu, *bcols;
+  PetscInt64    *offset, cap;
+  PetscScalar   *bvals;
+  PetscBool      sbaij;
+  PetscLogDouble t0, t1, t2, t3, tgen = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
+  PetscCall(FCIRowGeneratorGetMaxRowLength(gen, &maxlen));
+  /* sweep 1: exact counts */
+  PetscCall(PetscMalloc4(m, &dnz, m, &onz, m, &dnzu, m, &onzu));
+  PetscCall(PetscTime(&t0));
+  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, onz, dnzu, onzu));
+  PetscCall(PetscTime(&t1));
+  PetscCall(MatXAIJSetPreallocation(A, 1, dnz, onz, dnzu, onzu));
+  PetscCall(MatSetUp(A));
+  PetscCall(PetscMalloc1(m + 1, &offset));
+  offset[0] = 0;
+  for (PetscInt i = 0; i < m; i++) offset[i + 1] = offset[i] + dnz[i] + onz[i];
+  PetscCall(PetscFree4(dnz, onz, dnzu, onzu));
+  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
+  if (sbaij) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+  /* every MatSetValues below inserts a whole row, columns ascending, into its empty preallocated
+     slot: AIJ then copies the row instead of searching for each entry (2.2x faster insertion on
+     the 3x4 Hubbard matrix) */
+  PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_TRUE));
+  PetscCall(FCITouchAIJValues(A, nthreads));
+
+  /* sweep 2: blocks of rows generated by the threads, then inserted one row at a time */
+  PetscCall(PetscTime(&t2));
+  cap = PetscMin(offset[m], PetscMax(FCI_ASSEMBLY_BLOCK_ENTRIES, (PetscInt64)maxlen));
+  PetscCall(PetscMalloc2((size_t)cap, &bcols, (size_t)cap, &bvals));
+  for (PetscInt r0 = rstart, r1; r0 < rend; r0 = r1) {
+    for (r1 = r0 + 1; r1 < rend && offset[r1 + 1 - rstart] - offset[r0 - rstart] <= cap; r1++) { }
+    PetscCall(PetscTimeSubtract(&tgen));
+    PetscCall(FCIRowGeneratorGetRows(gen, r0, r1, offset + (r0 - rstart), bcols, bvals));
+    PetscCall(PetscTimeAdd(&tgen));
+    for (PetscInt r = r0; r < r1; r++) {
+      const PetscInt64 o = offset[r - rstart] - offset[r0 - rstart];
+      PetscCall(MatSetValues(A, 1, &r, (PetscInt)(offset[r - rstart + 1] - offset[r - rstart]), bcols + o, bvals + o, INSERT_VALUES));
+    }
+  }
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, preallocation and first touch %g s, value sweep %g s (rows %g s, MatSetValues %g s)\n", rstart, rend, nthreads, t1 - t0, t2 - t1, t3 - t2, tgen, t3 - t2 - tgen));
+  PetscCall(PetscFree2(bcols, bvals));
+  PetscCall(PetscFree(offset));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(A, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
+  PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
+{
+  FCIRowGenerator gen;
+  PetscBool       done;
+
+  PetscFunctionBeginUser;
+  PetscCall(FCIHamiltonianSetUpLayout(space, A));
+  PetscCall(FCIHamiltonianTryDevice(ints, space, droptol, A, &done));
+  if (!done) {
+    PetscCall(FCIHamiltonianGenerator(PetscObjectComm((PetscObject)A), ints, space, droptol, &gen));
+    PetscCall(FCIHamiltonianInsertRows(gen, A));
+    PetscCall(FCIRowGeneratorDestroy(&gen));
+  }
+  PetscCall(FCIHamiltonianMarkSymmetric(A));
+  PetscFunctionReturn(0);
+}
+
+/* The CSR arrays of one process, which its AIJ matrix uses in place: freed with the matrix
+   (composed as a container, destroyed with it) */
+typedef struct {
+  PetscInt    *i, *j, *oi, *oj;
+  PetscScalar *a, *oa;
+} FCICSRArrays;
+
+static PetscErrorCode FCICSRArraysDestroy(void *ctx)
+{
+  FCICSRArrays *c = (FCICSRArrays *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(c->i));
+  PetscCall(PetscFree(c->j));
+  PetscCall(PetscFree(c->a));
+  PetscCall(PetscFree(c->oi));
+  PetscCall(PetscFree(c->oj));
+  PetscCall(PetscFree(c->oa));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(0);
+}
+
+/* Row offsets from the counts; AIJ's offsets are PetscInt */
+static PetscErrorCode FCICSROffsets(PetscInt m, const PetscInt count[], PetscInt offset[])
+{
+  PetscInt64 total = 0;
+
+  PetscFunctionBeginUser;
+  offset[0] = 0;
+  for (PetscInt r = 0; r < m; r++) {
+    total += count[r];
+    PetscCheck(total <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "The Hamiltonian rows of this process have more than %" PetscInt_FMT " entries: use more processes or a PETSc configured with 64-bit indices", (PetscInt)PETSC_MAX_INT);
+    offset[r + 1] = (PetscInt)total;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* B of T's sizes, type and options prefix, from the CSR arrays the threads write in place. */
+static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *B)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)T);
+  FCICSRArrays  *c;
+  PetscContainer container;
+  PetscInt       m, n, M, N, rstart, rend, cstart, cend, nthreads, *dnz, *onz = NULL;
+  PetscBool      mpi;
+  MatType        type;
+  const char    *prefix;
+  PetscLogDouble t0, t1, t2, t3;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(T, &m, &n));
+  PetscCall(MatGetSize(T, &M, &N));
+  PetscCall(MatGetOwnershipRange(T, &rstart, &rend));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatGetOwnershipRangeColumn(T, &cstart, &cend));
+  else cstart = 0, cend = N;
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
+  PetscCall(PetscNew(&c));
+  PetscCall(PetscMalloc1(m + 1, &c->i));
+  if (mpi) PetscCall(PetscMalloc1(m + 1, &c->oi));
+  /* sweep 1: the lengths inside and outside the diagonal block */
+  PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
+  PetscCall(PetscTime(&t0));
+  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
+  PetscCall(FCICSROffsets(m, dnz, c->i));
+  if (mpi) PetscCall(FCICSROffsets(m, onz, c->oi));
+  PetscCall(PetscFree2(dnz, onz));
+  /* sweep 2: each thread writes its rows where they belong, touching those pages first */
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscMalloc1(c->i[m] + 1, &c->j));
+  PetscCall(PetscMalloc1(c->i[m] + 1, &c->a));
+  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oj));
+  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oa));
+  PetscCall(FCIRowGeneratorGetSplitRows(gen, rstart, rend, cstart, cend, c->i, c->j, c->a, c->oi, c->oj, c->oa));
+  PetscCall(PetscTime(&t2));
+  if (mpi) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, c->i, c->j, c->a, c->oi, c->oj, c->oa, B));
+  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, N, c->i, c->j, c->a, B));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, c));
+  PetscCall(PetscContainerSetUserDestroy(container, FCICSRArraysDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)*B, "FCICSRArrays", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MatGetType(T, &type));
+  PetscCall(MatConvert(*B, type, MAT_INPLACE_MATRIX, B));
+  PetscCall(MatGetOptionsPrefix(T, &prefix));
+  PetscCall(MatSetOptionsPrefix(*B, prefix));
+  PetscCall(MatSetFromOptions(*B));
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, rows written in place %g s, %s taking the arrays %g s\n", rstart, rend, nthreads, t1 - t0, t2 - t1, type, t3 - t2));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCIHamiltonianCreate(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, const char prefix[], Mat *A)
+{
+  Mat             T;
+  FCIRowGenerator gen;
+  PetscBool       done, seqaij, mpiaij;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(comm, &T));
+  PetscCall(MatSetSizes(T, PETSC_DECIDE, PETSC_DECIDE, space->ndet, space->ndet));
+  if (prefix) PetscCall(MatSetOptionsPrefix(T, prefix));
+  PetscCall(MatSetFromOptions(T));
+  PetscCall(FCIHamiltonianSetUpLayout(space, T));
+  PetscCall(FCIHamiltonianTryDevice(ints, space, droptol, T, &done));
+  if (!done) {
+    /* AIJ and its subclasses (named by prefix) take the arrays; the others get MatSetValues */
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &seqaij));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATMPIAIJ, &mpiaij));
+    PetscCall(FCIHamiltonianGenerator(comm, ints, space, droptol, &gen));
+    if (seqaij || mpiaij) {
+      PetscCall(FCIHamiltonianFromArrays(gen, T, A));
+      PetscCall(MatDestroy(&T));
+    } else PetscCall(FCIHamiltonianInsertRows(gen, T));
+    PetscCall(FCIRowGeneratorDestroy(&gen));
+  }
+  if (T) *A = T;
+  PetscCall(FCIHamiltonianMarkSymmetric(*A));
+  PetscFunctionReturn(0);
+}
