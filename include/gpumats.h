@@ -42,12 +42,6 @@ typedef enum {
   MAT_PCSR_TRANSPOSE_COPY   = 1  /* a transposed CSR copy built on first use: twice the memory, no atomics */
 } MatPCSRTranspose;
 
-/* Row distribution of an MPI pcsr matrix (the paper's PCSR-I and PCSR-II) */
-typedef enum {
-  MAT_PCSR_PARTITION_ROWS = 0, /* equal rows: PETSc's default layout */
-  MAT_PCSR_PARTITION_NNZ  = 1  /* equal nonzeros */
-} MatPCSRPartition;
-
 /* Diagonal storage, HM and CDM schemes (Haque, Parvez, Hossain 2024): a type of its own,
    not an AIJ subclass (PETSc's MATDIAGONAL, "diagonal", is another thing) */
 #define MATDIAG    "diag"
@@ -76,6 +70,13 @@ typedef enum {
   GPUMATS_BACKEND_HOST = 1,
   GPUMATS_BACKEND_CUDA = 2  /* an error if no device can be used */
 } GpuMatsBackend;
+
+/* How the rows of an MPI matrix are distributed where gpumats chooses (MatGpuMatsCreateRedistributed(),
+   and MatLoad() of an MPI pcsr matrix): the paper's PCSR-I and PCSR-II */
+typedef enum {
+  GPUMATS_PARTITION_ROWS = 0, /* equal rows: PETSc's default layout */
+  GPUMATS_PARTITION_NNZ  = 1  /* equal nonzeros */
+} GpuMatsPartition;
 
 #define MAT_CIHYBRID_BOUNDARY_AUTO PETSC_DECIDE
 
@@ -273,24 +274,24 @@ PETSC_EXTERN PetscErrorCode MatPCSRSetTranspose(Mat, MatPCSRTranspose);
 PETSC_EXTERN PetscErrorCode MatPCSRGetTranspose(Mat, MatPCSRTranspose *);
 /*@C
    MatPCSRSetPartition - the row distribution an MPI pcsr matrix is given where gpumats chooses
-   it: MatLoad() into a matrix whose local sizes were left to PETSc, and
-   MatPCSRCreateRedistributed(); a matrix assembled with the caller's sizes keeps them
+   it: MatLoad() into a matrix whose local sizes were left to PETSc; a matrix assembled with
+   the caller's sizes keeps them (MatGpuMatsCreateRedistributed() makes a copy with another)
 
    Logically Collective
 
    Input Parameters:
 +  A         - an MPI pcsr matrix (other types, the sequential pcsr included, ignore the call)
--  partition - MAT_PCSR_PARTITION_ROWS (default: equal rows, the paper's PCSR-I) or
-               MAT_PCSR_PARTITION_NNZ (equal nonzeros, PCSR-II)
+-  partition - GPUMATS_PARTITION_ROWS (default: equal rows, the paper's PCSR-I) or
+               GPUMATS_PARTITION_NNZ (equal nonzeros, PCSR-II)
 
    Options Database Key:
 .  -mat_pcsr_partition <rows|nnz> - the same
 
    Level: intermediate
 
-.seealso: MatPCSRGetPartition(), MatPCSRCreateRedistributed()
+.seealso: MatPCSRGetPartition(), MatGpuMatsCreateRedistributed()
 @*/
-PETSC_EXTERN PetscErrorCode MatPCSRSetPartition(Mat, MatPCSRPartition);
+PETSC_EXTERN PetscErrorCode MatPCSRSetPartition(Mat, GpuMatsPartition);
 /*@C
    MatPCSRGetPartition - the row distribution set on an MPI pcsr matrix
 
@@ -300,19 +301,13 @@ PETSC_EXTERN PetscErrorCode MatPCSRSetPartition(Mat, MatPCSRPartition);
 .  A - an MPI pcsr matrix (an error for other types, the sequential pcsr included)
 
    Output Parameter:
-.  partition - MAT_PCSR_PARTITION_ROWS or MAT_PCSR_PARTITION_NNZ
+.  partition - GPUMATS_PARTITION_ROWS or GPUMATS_PARTITION_NNZ
 
    Level: intermediate
 
 .seealso: MatPCSRSetPartition()
 @*/
-PETSC_EXTERN PetscErrorCode MatPCSRGetPartition(Mat, MatPCSRPartition *);
-/* A copy of the assembled MPI matrix A with its rows distributed by 'partition' (same
-   global numbering; a square matrix gets the same distribution for its columns, so
-   MatCreateVecs(*B) gives vectors that match); the type of A is kept. */
-PETSC_EXTERN PetscErrorCode MatPCSRCreateRedistributed(Mat, MatPCSRPartition, Mat *);
-/* Copies the entries of x into y, a vector of the same global size and another layout. */
-PETSC_EXTERN PetscErrorCode GpuMatsVecRedistribute(Vec, Vec);
+PETSC_EXTERN PetscErrorCode MatPCSRGetPartition(Mat, GpuMatsPartition *);
 
 /* Statistics of a pcsr matrix (sequential, or the local diagonal block) as last built */
 typedef struct {
@@ -457,3 +452,51 @@ PETSC_EXTERN PetscErrorCode MatGpuMatsGetBackend(Mat, GpuMatsBackend *);
 .seealso: MatGpuMatsSetBackend()
 @*/
 PETSC_EXTERN PetscErrorCode MatGpuMatsUsesDevice(Mat, PetscBool *);
+/*@C
+   MatGpuMatsCreateRedistributed - a copy of an assembled MPI matrix with its rows distributed
+   over the processes by a partition gpumats computes
+
+   Collective
+
+   Input Parameters:
++  A         - an assembled MPIAIJ matrix or a type derived from it (cihybrid, pcsr, ...), or
+               any sequential matrix (then *B is a duplicate)
+-  partition - GPUMATS_PARTITION_ROWS (equal rows, PETSc's default layout) or
+               GPUMATS_PARTITION_NNZ (about the same number of nonzeros on every process)
+
+   Output Parameter:
+.  B - the copy: the type, settings and backend of A, the same global numbering
+
+   Level: intermediate
+
+   Notes:
+   A square matrix gets the same distribution for its columns, so MatCreateVecs() of B gives
+   vectors that match it; a rectangular one keeps the column layout of A.
+   GpuMatsVecRedistribute() moves a vector between the layouts of A and B.
+
+   With GPUMATS_PARTITION_NNZ, the first row of process r is the first row with at least r/size
+   of the nonzeros before it: no process holds more than its share plus the longest row.
+
+   An MPI pcsr matrix loaded with MatLoad() into a matrix whose local sizes were left to
+   PETSc is distributed this way by the partition MatPCSRSetPartition() set.
+
+.seealso: GpuMatsVecRedistribute(), MatPCSRSetPartition(), MatCreateSubMatrix()
+@*/
+PETSC_EXTERN PetscErrorCode MatGpuMatsCreateRedistributed(Mat, GpuMatsPartition, Mat *);
+/*@C
+   GpuMatsVecRedistribute - copies the entries of a vector into a vector of the same global size
+   and another layout
+
+   Collective
+
+   Input Parameter:
+.  x - the vector to copy
+
+   Output Parameter:
+.  y - a vector of the global size of x, distributed in any way over the processes of x
+
+   Level: intermediate
+
+.seealso: MatGpuMatsCreateRedistributed()
+@*/
+PETSC_EXTERN PetscErrorCode GpuMatsVecRedistribute(Vec, Vec);

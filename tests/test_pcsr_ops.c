@@ -6,7 +6,8 @@ static const char help[] = "Checks MATSEQAIJPCSR / MATMPIAIJPCSR against MATAIJ 
   -binary_file <name>  scratch file for MatView/MatLoad\n\
 Every kernel (auto, paper, fused, vector, adaptive) and transpose mode, the lazy rebuild after\n\
 AIJ's mutating operations, MatDuplicate/MatConvert, MatPCSRGetInfo, MatMatMult with a dense B,\n\
-MatLoad and MatPCSRCreateRedistributed with both partitions, and bad input.\n";
+MatLoad and MatGpuMatsCreateRedistributed with both partitions (the latter also of a cihybrid\n\
+matrix, and its bad input), and bad input.\n";
 
 #include <petscmat.h>
 #include <gpumats.h>
@@ -378,7 +379,7 @@ static PetscErrorCode DenseProductChecks(TestCtx *t)
   PetscFunctionReturn(0);
 }
 
-/* ---- 5: the two partitions: MatLoad and MatPCSRCreateRedistributed ---- */
+/* ---- 5: the two partitions: MatLoad and MatGpuMatsCreateRedistributed ---- */
 
 /* y = A x for A in any layout, compared with the AIJ matrix in the default layout. */
 static PetscErrorCode CompareAcrossLayouts(TestCtx *t, Mat A, Mat Aa, const char *what)
@@ -417,6 +418,90 @@ static PetscErrorCode CheckBalanced(TestCtx *t, Mat A, PetscInt64 maxlen, const 
   PetscFunctionReturn(0);
 }
 
+/* MatGpuMatsCreateRedistributed is format-neutral: a cihybrid MPI matrix, its BOUNDARY and
+   backend kept, products against AIJ's in PETSc's layout. */
+static PetscErrorCode RedistributeCIHybridChecks(TestCtx *t, const GlobalCSR *csr, Mat Aa)
+{
+  Mat         Ac, B;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(t->comm, &size));
+  PetscCall(CreateMatrix(t->comm, csr, MATCIHYBRID, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, PETSC_FALSE, &Ac));
+  PetscCall(MatCIHybridSetBoundary(Ac, 3));
+  PetscCall(MatGpuMatsSetBackend(Ac, GPUMATS_BACKEND_HOST));
+  for (PetscInt p = 0; p < 2; p++) {
+    const GpuMatsPartition partition = p ? GPUMATS_PARTITION_NNZ : GPUMATS_PARTITION_ROWS;
+    const char            *what      = p ? "MatGpuMatsCreateRedistributed(cihybrid, nnz)" : "MatGpuMatsCreateRedistributed(cihybrid, rows)";
+    PetscInt               boundary;
+    GpuMatsBackend         backend;
+
+    PetscCall(MatGpuMatsCreateRedistributed(Ac, partition, &B));
+    if (size == 1) PetscCall(CheckTypeName(B, MATSEQAIJCIHYBRID, what));
+    else {
+      Mat Bd, Bo;
+
+      PetscCall(CheckTypeName(B, MATMPIAIJCIHYBRID, what));
+      PetscCall(MatMPIAIJGetSeqAIJ(B, &Bd, &Bo, NULL));
+      PetscCall(CheckTypeName(Bd, MATSEQAIJCIHYBRID, what));
+      PetscCall(CheckTypeName(Bo, MATSEQAIJCIHYBRID, what));
+    }
+    if (p) PetscCall(CheckBalanced(t, B, csr->maxlen, what));
+    PetscCall(MatCIHybridGetBoundary(B, &boundary));
+    PetscCall(MatGpuMatsGetBackend(B, &backend));
+    PetscCheck(boundary == 3 && backend == GPUMATS_BACKEND_HOST, t->comm, PETSC_ERR_PLIB, "%s: the copy has BOUNDARY %" PetscInt_FMT " and backend %d; A had 3 and host (1)", what, boundary, (int)backend);
+    PetscCall(CompareAcrossLayouts(t, B, Aa, what));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(MatDestroy(&Ac));
+  PetscFunctionReturn(0);
+}
+
+/* Refusals of MatGpuMatsCreateRedistributed and MatPCSRSetPartition, each naming what is wrong. */
+static PetscErrorCode RedistributeBadInputChecks(TestCtx *t, const GlobalCSR *csr)
+{
+  Mat            A, B = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  /* not assembled */
+  PetscCall(MatCreate(t->comm, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, csr->M, csr->N));
+  PetscCall(MatSetType(A, MATCIHYBRID));
+  PetscCall(MatSetUp(A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatGpuMatsCreateRedistributed(A, GPUMATS_PARTITION_NNZ, &B);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(ExpectError(ierr, "not assembled", "MatGpuMatsCreateRedistributed of an unassembled cihybrid matrix"));
+  PetscCheck(!B, t->comm, PETSC_ERR_PLIB, "MatGpuMatsCreateRedistributed of an unassembled matrix gave a matrix");
+  PetscCall(MatDestroy(&A));
+
+  /* an unknown partition, through both functions */
+  PetscCall(CreateMatrix(t->comm, csr, MATPCSR, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, PETSC_FALSE, &A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatGpuMatsCreateRedistributed(A, (GpuMatsPartition)42, &B);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(ExpectError(ierr, "Unknown GpuMatsPartition", "MatGpuMatsCreateRedistributed(42)"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatPCSRSetPartition(A, (GpuMatsPartition)42);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(ExpectError(ierr, "Unknown GpuMatsPartition", "MatPCSRSetPartition(42)"));
+  PetscCall(MatDestroy(&A));
+
+  /* on more than one process, a type that is not MPIAIJ: dense */
+  if (t->size > 1) {
+    PetscCall(MatCreateDense(t->comm, PETSC_DECIDE, PETSC_DECIDE, csr->M, csr->N, NULL, &A));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatGpuMatsCreateRedistributed(A, GPUMATS_PARTITION_NNZ, &B);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(ExpectError(ierr, "is not an MPIAIJ matrix", "MatGpuMatsCreateRedistributed of a dense matrix"));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PartitionChecks(TestCtx *t)
 {
   const PetscInt M = 300;
@@ -431,17 +516,34 @@ static PetscErrorCode PartitionChecks(TestCtx *t)
   for (PetscInt i = 0; i < M; i++) len[i] = 1 + (60 * (M - i)) / M;
   PetscCall(GlobalCSRFill(t->rnd, M, M, len, 0.0, 0.0, &csr));
   PetscCall(PetscFree(len));
-  PetscCall(CreateMatrix(t->comm, &csr, MATPCSR, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, PETSC_FALSE, &Ap));
+  /* settings other than the defaults, which the copies must keep */
+  PetscCall(CreateMatrix(t->comm, &csr, MATPCSR, MAT_PCSR_KERNEL_VECTOR, MAT_PCSR_TRANSPOSE_COPY, PETSC_FALSE, &Ap));
+  PetscCall(MatGpuMatsSetBackend(Ap, GPUMATS_BACKEND_HOST));
   PetscCall(CreateMatrix(t->comm, &csr, MATAIJ, MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, PETSC_FALSE, &Aa));
 
-  PetscCall(MatPCSRCreateRedistributed(Ap, MAT_PCSR_PARTITION_NNZ, &B));
-  PetscCall(CheckIsPCSR(B, "MatPCSRCreateRedistributed(nnz)"));
-  PetscCall(CheckBalanced(t, B, csr.maxlen, "MatPCSRCreateRedistributed(nnz)"));
-  PetscCall(CompareAcrossLayouts(t, B, Aa, "MatPCSRCreateRedistributed(nnz)"));
+  PetscCall(MatGpuMatsCreateRedistributed(Ap, GPUMATS_PARTITION_NNZ, &B));
+  PetscCall(CheckIsPCSR(B, "MatGpuMatsCreateRedistributed(pcsr, nnz)"));
+  PetscCall(CheckBalanced(t, B, csr.maxlen, "MatGpuMatsCreateRedistributed(pcsr, nnz)"));
+  PetscCall(CompareAcrossLayouts(t, B, Aa, "MatGpuMatsCreateRedistributed(pcsr, nnz)"));
+  {
+    MatPCSRKernel    k;
+    MatPCSRTranspose tr;
+    GpuMatsBackend   backend;
+
+    PetscCall(MatPCSRGetKernel(B, &k));
+    PetscCall(MatPCSRGetTranspose(B, &tr));
+    PetscCall(MatGpuMatsGetBackend(B, &backend));
+    PetscCheck(k == MAT_PCSR_KERNEL_VECTOR && tr == MAT_PCSR_TRANSPOSE_COPY && backend == GPUMATS_BACKEND_HOST, t->comm, PETSC_ERR_PLIB, "MatGpuMatsCreateRedistributed(pcsr, nnz): the copy has kernel %s, transpose %d, backend %d; A had vector, copy (1), host (1)", KernelNames[k], (int)tr, (int)backend);
+  }
   PetscCall(MatDestroy(&B));
-  PetscCall(MatPCSRCreateRedistributed(Ap, MAT_PCSR_PARTITION_ROWS, &B));
-  PetscCall(CompareAcrossLayouts(t, B, Aa, "MatPCSRCreateRedistributed(rows)"));
+  PetscCall(MatGpuMatsCreateRedistributed(Ap, GPUMATS_PARTITION_ROWS, &B));
+  PetscCall(CheckIsPCSR(B, "MatGpuMatsCreateRedistributed(pcsr, rows)"));
+  PetscCall(CompareAcrossLayouts(t, B, Aa, "MatGpuMatsCreateRedistributed(pcsr, rows)"));
   PetscCall(MatDestroy(&B));
+
+  /* the same function on cihybrid, with its settings */
+  PetscCall(RedistributeCIHybridChecks(t, &csr, Aa));
+  PetscCall(RedistributeBadInputChecks(t, &csr));
 
   /* MatLoad: -mat_pcsr_partition nnz gives the balanced layout, rows PETSc's */
   PetscCall(PetscViewerBinaryOpen(t->comm, t->binfile, FILE_MODE_WRITE, &v));

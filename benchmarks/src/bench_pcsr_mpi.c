@@ -1,6 +1,6 @@
 static const char help[] = "Multi-GPU PCSR (He and Gao 2016, section 4, Tables 3-4): time per SpMV of an\n\
 mpiaijpcsr matrix on P MPI processes (one GPU each) with equal rows (PCSR-I) and equal\n\
-nonzeros (PCSR-II, MatPCSRCreateRedistributed), with and without the communication of x,\n\
+nonzeros (PCSR-II, MatGpuMatsCreateRedistributed), with and without the communication of x,\n\
 the standard deviation across processes, and the parallel efficiency T1 / (P T_P), T1 the\n\
 time of the whole matrix as seqaijpcsr on the GPU of process 0 alone.\n\
   -matrix <stencil7> -size <0>   the matrix (benchmarks/src/matgen.h; 0: its default size)\n\
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     PetscCall(PetscSplitOwnership(comm, &m, &n)); /* PETSc's equal rows */
     PetscCallMPI(MPI_Scan(&m, &rend, 1, MPIU_INT, MPI_SUM, comm));
     PetscCall(BenchCreateMat(comm, n, rend - m, rend, rowptr, colidx, vals, &rows.A));
-    PetscCall(MatPCSRCreateRedistributed(rows.A, MAT_PCSR_PARTITION_NNZ, &nnzp.A));
+    PetscCall(MatGpuMatsCreateRedistributed(rows.A, GPUMATS_PARTITION_NNZ, &nnzp.A));
     parts[0] = &rows;
     parts[1] = &nnzp;
     for (int p = 0; p < 2; p++) {

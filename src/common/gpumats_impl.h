@@ -159,6 +159,9 @@ PETSC_INTERN PetscErrorCode    MatGpuMatsUsesDevice_Backend(Mat, PetscBool *); /
 PETSC_INTERN PetscErrorCode    GpuMatsSetDefaultVecType(Mat, GpuMatsBackend);
 PETSC_INTERN PetscErrorCode    GpuMatsBackendFromOptions(GpuMatsBackend *, GPUMATS_OPTIONS_ARG);
 
+/* ---- row distributions (common/redistribute.c) ---- */
+PETSC_INTERN const char *const GpuMatsPartitions[];
+
 /* ---- vectors as the device sees them ---- */
 #if GPUMATS_HAVE_CUDA
 typedef enum {

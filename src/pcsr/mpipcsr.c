@@ -1,7 +1,8 @@
 /* MATMPIAIJPCSR: a MATMPIAIJ whose diagonal and off-diagonal blocks are
-   MATSEQAIJPCSR (the common MPI wrapper, src/common/mpishadow.c), and the two
-   row distributions of the paper: equal rows (PCSR-I, PETSc's default) and
-   equal nonzeros (PCSR-II). */
+   MATSEQAIJPCSR (the common MPI wrapper, src/common/mpishadow.c); MatLoad gives
+   it the row distribution of its partition setting, one of the paper's two:
+   equal rows (PCSR-I, PETSc's default) or equal nonzeros (PCSR-II, computed by
+   src/common/redistribute.c). */
 #include "pcsr/pcsr_impl.h"
 
 static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBackend backend, PetscBool offdiagonal)
@@ -17,15 +18,15 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
 }
 
 /* Kept by the MPI wrapper and given to the blocks at each assembly; the partition applies
-   where rows are distributed (MatLoad, MatPCSRCreateRedistributed), not to the blocks. */
+   where rows are distributed (MatLoad), not to the blocks. */
 GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetKernel_MPIAIJPCSR, MatPCSRGetKernel_MPIAIJPCSR, PCSRSettings, kernel, MatPCSRKernel)
 GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetTranspose_MPIAIJPCSR, MatPCSRGetTranspose_MPIAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose)
-GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetPartition_MPIAIJPCSR, MatPCSRGetPartition_MPIAIJPCSR, PCSRSettings, partition, MatPCSRPartition)
+GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetPartition_MPIAIJPCSR, MatPCSRGetPartition_MPIAIJPCSR, PCSRSettings, partition, GpuMatsPartition)
 
 /* The options of the sequential type, and the partition */
 static PetscErrorCode PCSRSetFromOptions_MPI(Mat A, GPUMATS_OPTIONS_ARG)
 {
-  MatPCSRPartition partition;
+  GpuMatsPartition partition;
   PetscEnum        value;
   PetscBool        set;
 
@@ -34,8 +35,8 @@ static PetscErrorCode PCSRSetFromOptions_MPI(Mat A, GPUMATS_OPTIONS_ARG)
   PetscOptionsHeadBegin(PetscOptionsObject, "PCSR matrix options");
   PetscCall(PCSRSetFromOptions(A, PetscOptionsObject));
   value = (PetscEnum)partition;
-  PetscCall(PetscOptionsEnum("-mat_pcsr_partition", "Rows per process where gpumats chooses them (MatLoad, MatPCSRCreateRedistributed): equal rows or equal nonzeros", "MatPCSRSetPartition", MatPCSRPartitions, value, &value, &set));
-  if (set) PetscCall(MatPCSRSetPartition(A, (MatPCSRPartition)value));
+  PetscCall(PetscOptionsEnum("-mat_pcsr_partition", "Rows per process where gpumats chooses them (MatLoad): equal rows or equal nonzeros", "MatPCSRSetPartition", GpuMatsPartitions, value, &value, &set));
+  if (set) PetscCall(MatPCSRSetPartition(A, (GpuMatsPartition)value));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -63,133 +64,20 @@ static PetscErrorCode MatPCSRGetInfo_MPIAIJPCSR(Mat A, MatPCSRInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Equal rows: PETSc's default layout. */
-static void PCSREqualRowStarts(PetscInt N, PetscMPIInt size, PetscInt *starts)
-{
-  for (PetscMPIInt r = 0; r <= size; r++) starts[r] = (N / size) * r + PetscMin(r, N % size);
-}
-
-/* First global row of each process (starts[0..size]) so that each holds about the
-   same number of nonzeros: process r starts at the first row with at least r/size
-   of all nonzeros before it.  Each process finds the first such row among its own,
-   the minimum over the processes is the first overall (the count before a row only
-   grows with the row). */
-static PetscErrorCode PCSRBalancedRowStarts(Mat A, PetscInt *starts)
-{
-  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
-  PetscMPIInt     size, rank;
-  PetscInt        m = A->rmap->n, N = A->rmap->N, i, nc;
-  PetscInt64      local = 0, before = 0, total = 0;
-  PetscInt       *first;
-  Mat             Ad, Ao;
-  const PetscInt *ia, *ib;
-  PetscBool       done;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ia, NULL, &done));
-  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ib, NULL, &done));
-  local = m ? (PetscInt64)(ia[m] - ia[0]) + (ib[m] - ib[0]) : 0;
-  PetscCallMPI(MPI_Exscan(&local, &before, 1, MPIU_INT64, MPI_SUM, comm));
-  if (rank == 0) before = 0; /* MPI_Exscan leaves rank 0's result undefined */
-  PetscCallMPI(MPI_Allreduce(&local, &total, 1, MPIU_INT64, MPI_SUM, comm));
-  PetscCall(PetscMalloc1(size + 1, &first));
-  for (PetscMPIInt r = 0; r <= size; r++) first[r] = N;
-  for (i = 0; i < m; i++) {
-    for (PetscMPIInt r = 1; r < size; r++)
-      if (first[r] == N && before * size >= (PetscInt64)r * total) first[r] = A->rmap->rstart + i;
-    before += (ia[i + 1] - ia[i]) + (ib[i + 1] - ib[i]);
-  }
-  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ib, NULL, &done));
-  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ia, NULL, &done));
-  PetscCall(MPIU_Allreduce(first, starts, size + 1, MPIU_INT, MPI_MIN, comm));
-  PetscCall(PetscFree(first));
-  starts[0]    = 0;
-  starts[size] = N;
-  if (!total) PCSREqualRowStarts(N, size, starts); /* no nonzeros to balance */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  MatPCSRCreateRedistributed - a copy of an assembled MPI matrix with its rows
-  distributed by 'partition': MAT_PCSR_PARTITION_ROWS (equal rows, PETSc's
-  default) or MAT_PCSR_PARTITION_NNZ (equal nonzeros, the paper's PCSR-II).
-  Global numbering is unchanged.  A square matrix gets the same distribution for
-  its columns, so MatCreateVecs(*B) gives matching vectors; GpuMatsVecRedistribute()
-  moves vectors between the two layouts.  The copy has the type of A.
-@*/
-PetscErrorCode MatPCSRCreateRedistributed(Mat A, MatPCSRPartition partition, Mat *B)
-{
-  MPI_Comm    comm;
-  PetscMPIInt size, rank;
-  PetscInt   *starts, nlocal, cstart, clocal;
-  IS          isrow, iscol;
-  PetscBool   mpiaij;
-
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  comm = PetscObjectComm((PetscObject)A);
-  PetscCheck(A->assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "MatPCSRCreateRedistributed: the matrix is not assembled");
-  PetscCheck(partition == MAT_PCSR_PARTITION_ROWS || partition == MAT_PCSR_PARTITION_NNZ, comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatPCSRPartition %d", (int)partition);
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
-  if (!mpiaij) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpiaij, MATMPIAIJPCSR, MATMPIAIJCIHYBRID, ""));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (size == 1 || !mpiaij) { /* nothing to distribute */
-    PetscCheck(size == 1, comm, PETSC_ERR_SUP, "MatPCSRCreateRedistributed: %s is not an MPIAIJ matrix", ((PetscObject)A)->type_name);
-    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscMalloc1(size + 1, &starts));
-  if (partition == MAT_PCSR_PARTITION_NNZ) PetscCall(PCSRBalancedRowStarts(A, starts));
-  else PCSREqualRowStarts(A->rmap->N, size, starts);
-  nlocal = starts[rank + 1] - starts[rank];
-  PetscCall(ISCreateStride(comm, nlocal, starts[rank], 1, &isrow));
-  if (A->rmap->N == A->cmap->N) {
-    cstart = starts[rank];
-    clocal = nlocal;
-  } else {
-    cstart = A->cmap->rstart;
-    clocal = A->cmap->n;
-  }
-  PetscCall(ISCreateStride(comm, clocal, cstart, 1, &iscol));
-  PetscCall(MatCreateSubMatrix(A, isrow, iscol, MAT_INITIAL_MATRIX, B));
-  PetscCall(ISDestroy(&iscol));
-  PetscCall(ISDestroy(&isrow));
-  PetscCall(PetscInfo(A, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " on this process (%s partition)\n", starts[rank], starts[rank + 1], MatPCSRPartitions[partition]));
-  PetscCall(PetscFree(starts));
-  {
-    void          *sa, *sb;
-    GpuMatsBackend backend;
-    PetscBool      pcsr;
-
-    PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJPCSR, &pcsr));
-    if (pcsr) { /* the settings of A go with the copy */
-      PetscCall(GpuMatsMPIShadowGetSettings(A, &sa));
-      PetscCall(GpuMatsMPIShadowGetSettings(*B, &sb));
-      *(PCSRSettings *)sb = *(const PCSRSettings *)sa;
-      PetscCall(MatGpuMatsGetBackend(A, &backend));
-      PetscCall(MatGpuMatsSetBackend(*B, backend));
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* MatLoad into a matrix whose local sizes the caller left to PETSc honours the partition. */
+/* MatLoad into a matrix whose local sizes the caller left to PETSc honours the partition
+   (PETSc's load gives equal rows; common/redistribute.c computes the other distribution). */
 static PetscErrorCode MatLoad_MPIAIJPCSR(Mat A, PetscViewer viewer)
 {
   Mat_MPIAIJShadow *c      = (Mat_MPIAIJShadow *)A->spptr;
   PetscBool         choose = A->rmap->n < 0 && A->cmap->n < 0 ? PETSC_TRUE : PETSC_FALSE;
-  MatPCSRPartition  partition;
+  GpuMatsPartition  partition;
   Mat               B;
 
   PetscFunctionBegin;
   PetscCall(MatPCSRGetPartition(A, &partition));
   PetscCall((*c->parent.load)(A, viewer));
-  if (!choose || partition == MAT_PCSR_PARTITION_ROWS) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatPCSRCreateRedistributed(A, partition, &B));
+  if (!choose || partition == GPUMATS_PARTITION_ROWS) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGpuMatsCreateRedistributed(A, partition, &B));
   PetscCall(MatHeaderReplace(A, &B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -208,7 +96,7 @@ static PetscErrorCode PCSRComposeMPI(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const PCSRSettings PCSRSettingsDefault = {MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, MAT_PCSR_PARTITION_ROWS};
+static const PCSRSettings PCSRSettingsDefault = {MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, GPUMATS_PARTITION_ROWS};
 
 static const GpuMatsMPIShadowClass PCSRMPIClass = {
   "PCSR", MATSEQAIJPCSR, MATMPIAIJPCSR, MATPCSR, sizeof(PCSRSettings), &PCSRSettingsDefault,

@@ -99,7 +99,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscNew(&p));
   p->settings.kernel    = MAT_PCSR_KERNEL_AUTO;
   p->settings.transpose = MAT_PCSR_TRANSPOSE_ATOMIC;
-  p->settings.partition = MAT_PCSR_PARTITION_ROWS;
+  p->settings.partition = GPUMATS_PARTITION_ROWS;
   B->spptr              = p;
   PetscCall(GpuMatsShadowInstall(B, &PCSRShadowOps, MATSEQAIJPCSR));
   B->ops->destroy        = MatDestroy_SeqAIJPCSR;
@@ -121,7 +121,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat A, MatType type, MatReuse reuse,
 +  -mat_type pcsr - with -dll_append libgpumats.so
 .  -mat_pcsr_kernel <auto|paper|fused|vector|adaptive> - CUDA SpMV kernel
 .  -mat_pcsr_transpose <atomic|copy> - how MatMultTranspose runs on the GPU
-.  -mat_pcsr_partition <rows|nnz> - MPI: rows per process when the library creates or loads the matrix
+.  -mat_pcsr_partition <rows|nnz> - MPI: rows per process when the matrix is loaded (MatLoad without local sizes)
 -  -mat_gpumats_backend <auto|host|cuda> - where the products run
 
    Level: beginner

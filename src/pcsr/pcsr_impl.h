@@ -11,7 +11,7 @@
 typedef struct {
   MatPCSRKernel    kernel;
   MatPCSRTranspose transpose;
-  MatPCSRPartition partition; /* MPI only: the row distribution the library creates or loads with */
+  GpuMatsPartition partition; /* MPI only: the row distribution MatLoad gives */
 } PCSRSettings;
 
 typedef struct {
@@ -27,7 +27,6 @@ typedef struct {
 PETSC_INTERN const GpuMatsShadowOps PCSRShadowOps;
 PETSC_INTERN const char *const      MatPCSRKernels[];
 PETSC_INTERN const char *const      MatPCSRTransposes[];
-PETSC_INTERN const char *const      MatPCSRPartitions[];
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat, MatType, MatReuse, Mat *);

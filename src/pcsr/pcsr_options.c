@@ -4,7 +4,6 @@
 
 const char *const MatPCSRKernels[]    = {"auto", "paper", "fused", "vector", "adaptive", "MatPCSRKernel", "MAT_PCSR_KERNEL_", NULL};
 const char *const MatPCSRTransposes[] = {"atomic", "copy", "MatPCSRTranspose", "MAT_PCSR_TRANSPOSE_", NULL};
-const char *const MatPCSRPartitions[] = {"rows", "nnz", "MatPCSRPartition", "MAT_PCSR_PARTITION_", NULL};
 
 /* ---- public API (manual pages: include/gpumats.h): dispatch through composed functions (seq and MPI) ---- */
 
@@ -42,20 +41,20 @@ PetscErrorCode MatPCSRGetTranspose(Mat A, MatPCSRTranspose *mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatPCSRSetPartition(Mat A, MatPCSRPartition partition)
+PetscErrorCode MatPCSRSetPartition(Mat A, GpuMatsPartition partition)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscCheck(partition == MAT_PCSR_PARTITION_ROWS || partition == MAT_PCSR_PARTITION_NNZ, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatPCSRPartition %d", (int)partition);
-  PetscTryMethod(A, "MatPCSRSetPartition_C", (Mat, MatPCSRPartition), (A, partition));
+  PetscCheck(partition == GPUMATS_PARTITION_ROWS || partition == GPUMATS_PARTITION_NNZ, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown GpuMatsPartition %d", (int)partition);
+  PetscTryMethod(A, "MatPCSRSetPartition_C", (Mat, GpuMatsPartition), (A, partition));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatPCSRGetPartition(Mat A, MatPCSRPartition *partition)
+PetscErrorCode MatPCSRGetPartition(Mat A, GpuMatsPartition *partition)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatPCSRGetPartition_C", (Mat, MatPCSRPartition *), (A, partition));
+  PetscUseMethod(A, "MatPCSRGetPartition_C", (Mat, GpuMatsPartition *), (A, partition));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
