@@ -341,25 +341,25 @@ typedef struct {
 static PetscErrorCode BenchUpload(void *dev, const void *host, size_t bytes, const char *what)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMalloc((void **)dev, bytes, what));
-  PetscCall(GpuMatsCUDACopyToDevice(*(void **)dev, host, bytes));
+  PetscCall(BenchCUDAMalloc((void **)dev, bytes, what));
+  PetscCall(BenchCUDACopyToDevice(*(void **)dev, host, bytes));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BenchDeviceDestroy(BenchDevice *d)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAFree(d->rowptr));
-  PetscCall(GpuMatsCUDAFree(d->colidx));
-  PetscCall(GpuMatsCUDAFree(d->escape_start));
-  PetscCall(GpuMatsCUDAFree(d->escape_col));
-  PetscCall(GpuMatsCUDAFree(d->urowptr));
-  PetscCall(GpuMatsCUDAFree(d->ucolidx));
-  PetscCall(GpuMatsCUDAFree(d->delta));
-  PetscCall(GpuMatsCUDAFree(d->vals));
-  PetscCall(GpuMatsCUDAFree(d->uvals));
-  PetscCall(GpuMatsCUDAFree(d->x));
-  PetscCall(GpuMatsCUDAFree(d->y));
+  PetscCall(BenchCUDAFree(d->rowptr));
+  PetscCall(BenchCUDAFree(d->colidx));
+  PetscCall(BenchCUDAFree(d->escape_start));
+  PetscCall(BenchCUDAFree(d->escape_col));
+  PetscCall(BenchCUDAFree(d->urowptr));
+  PetscCall(BenchCUDAFree(d->ucolidx));
+  PetscCall(BenchCUDAFree(d->delta));
+  PetscCall(BenchCUDAFree(d->vals));
+  PetscCall(BenchCUDAFree(d->uvals));
+  PetscCall(BenchCUDAFree(d->x));
+  PetscCall(BenchCUDAFree(d->y));
   PetscCall(PetscMemzero(d, sizeof(*d)));
   PetscFunctionReturn(0);
 }
@@ -380,7 +380,7 @@ static PetscErrorCode BenchDeviceUpload(const BenchFormats *f, const double *x, 
   PetscCall(BenchUpload(&d->ucolidx, f->ucolidx, nu * sizeof(int32_t), "the upper triangle's columns"));
   PetscCall(BenchUpload(&d->uvals, f->uvals, nu * sizeof(double), "the upper triangle's values"));
   PetscCall(BenchUpload(&d->x, x, n * sizeof(double), "x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&d->y, n * sizeof(double), "y"));
+  PetscCall(BenchCUDAMalloc((void **)&d->y, n * sizeof(double), "y"));
   PetscFunctionReturn(0);
 }
 
@@ -428,18 +428,18 @@ static PetscErrorCode BenchRunCall(void *ctx)
   case BENCH_CSR32:
     if (!nrows) break;
     BenchCSR32Kernel<<<blocks, threads, 0, c->stream>>>(nrows, d->rowptr, d->colidx, d->vals, d->x, d->y);
-    GpuMatsCallCUDA(cudaGetLastError());
+    BenchCallCUDA(cudaGetLastError());
     break;
   case BENCH_CSR16D:
     if (!nrows) break;
     BenchCSR16DKernel<<<blocks, threads, 0, c->stream>>>(nrows, d->rowptr, d->delta, d->escape_start, d->escape_col, d->vals, d->x, d->y);
-    GpuMatsCallCUDA(cudaGetLastError());
+    BenchCallCUDA(cudaGetLastError());
     break;
   case BENCH_UPPER_ATOMIC:
     if (!nrows) break;
-    GpuMatsCallCUDA(cudaMemsetAsync(d->y, 0, (size_t)nrows * sizeof(double), c->stream));
+    BenchCallCUDA(cudaMemsetAsync(d->y, 0, (size_t)nrows * sizeof(double), c->stream));
     BenchUpperAtomicKernel<<<blocks, threads, 0, c->stream>>>(nrows, d->urowptr, d->ucolidx, d->uvals, d->x, d->y);
-    GpuMatsCallCUDA(cudaGetLastError());
+    BenchCallCUDA(cudaGetLastError());
     break;
   case BENCH_CUSPARSE_ALG1:
     PetscCall(BenchCUSPARSEMult(c->cusparse, CUSPARSE_SPMV_CSR_ALG1));
@@ -572,8 +572,8 @@ static PetscErrorCode BenchReport(const BenchFormats *f, const BenchResult *resu
   int device, l2_bytes;
 
   PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaGetDevice(&device));
-  GpuMatsCallCUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  BenchCallCUDA(cudaGetDevice(&device));
+  BenchCallCUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   if (results[BENCH_CSR32].bytes < 2.0 * l2_bytes) /* then repeated products read much of the matrix from the cache */
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nNote: csr32's arrays (%.1f MB) are less than twice the L2 cache (%.1f MB): these times are the cache's, not the memory's\n", results[BENCH_CSR32].bytes / 1e6, l2_bytes / 1e6));
   PetscCall(BenchPrintHeader("SpMV y = A x: GB/s and %read over the matrix arrays each kernel reads (vectors not counted)", "B/nnz"));

@@ -25,10 +25,9 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
 #include "bench_common.h"
 #include <math.h>
 #include <string.h>
+#include <gpumats_cihybrid_format.h>
 extern "C" {
 #include "ci_synthetic.h"
-#include "cuda/cihybrid/cihybrid_cudaimpl.h"
-#include "cuda/cihybrid/cihybrid_spmm.h"
 #include "bench_host.h"
 #include "matgen.h"
 }
@@ -275,11 +274,11 @@ static PetscErrorCode BenchCheckMult(CIHybridDevice dev, const BenchCSR *A, int 
   for (int mode = 0; mode < 3; mode++) { /* y0: NULL, separate, the output itself */
     const double *y0 = mode == 0 ? NULL : mode == 1 ? dy0 : dy;
 
-    if (mode == 2) PetscCall(GpuMatsCUDACopyToDevice(dy, hy0, ybytes));
-    else PetscCall(GpuMatsCUDAMemset(dy, 0xff, ybytes));
+    if (mode == 2) PetscCall(BenchCUDACopyToDevice(dy, hy0, ybytes));
+    else PetscCall(BenchCUDAMemset(dy, 0xff, ybytes));
     if (which < 0) PetscCall(CIHybridDeviceMult(dev, CIHYBRID_KERNEL_PAPER, dx, y0, dy));
     else PetscCall(CIHybridDeviceMultTuned(dev, (CIHybridTunedVariant)which, lanes, dx, y0, dy));
-    PetscCall(GpuMatsCUDACopyToHost(hy, dy, ybytes));
+    PetscCall(BenchCUDACopyToHost(hy, dy, ybytes));
     BenchCSRMult(A, hx, mode ? hy0 : NULL, ref, absref);
     stats->worst = PetscMax(stats->worst, BenchMaxRelError(A->nrows, hy, ref, absref));
     stats->runs++;
@@ -293,25 +292,25 @@ static PetscErrorCode BenchCheckTranspose(CIHybridDevice dev, const BenchCSR *A,
   double      *ref = work, *absref = work + A->ncols, *hy = work + 2 * A->ncols, *dx, *dy0, *dy;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMalloc((void **)&dx, xbytes, "check: transpose x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&dy0, ybytes, "check: transpose y0"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&dy, ybytes, "check: transpose y"));
-  PetscCall(GpuMatsCUDACopyToDevice(dx, hx, xbytes));
-  PetscCall(GpuMatsCUDACopyToDevice(dy0, hy0, ybytes));
+  PetscCall(BenchCUDAMalloc((void **)&dx, xbytes, "check: transpose x"));
+  PetscCall(BenchCUDAMalloc((void **)&dy0, ybytes, "check: transpose y0"));
+  PetscCall(BenchCUDAMalloc((void **)&dy, ybytes, "check: transpose y"));
+  PetscCall(BenchCUDACopyToDevice(dx, hx, xbytes));
+  PetscCall(BenchCUDACopyToDevice(dy0, hy0, ybytes));
   for (int mode = 0; mode < 3; mode++) {
     const double *y0 = mode == 0 ? NULL : mode == 1 ? dy0 : dy;
 
-    if (mode == 2) PetscCall(GpuMatsCUDACopyToDevice(dy, hy0, ybytes));
-    else PetscCall(GpuMatsCUDAMemset(dy, 0xff, ybytes));
+    if (mode == 2) PetscCall(BenchCUDACopyToDevice(dy, hy0, ybytes));
+    else PetscCall(BenchCUDAMemset(dy, 0xff, ybytes));
     PetscCall(CIHybridDeviceMultTranspose(dev, dx, y0, dy));
-    PetscCall(GpuMatsCUDACopyToHost(hy, dy, ybytes));
+    PetscCall(BenchCUDACopyToHost(hy, dy, ybytes));
     BenchCSRMultTranspose(A, hx, mode ? hy0 : NULL, ref, absref);
     stats->worst = PetscMax(stats->worst, BenchMaxRelError(A->ncols, hy, ref, absref));
     stats->runs++;
   }
-  PetscCall(GpuMatsCUDAFree(dx));
-  PetscCall(GpuMatsCUDAFree(dy0));
-  PetscCall(GpuMatsCUDAFree(dy));
+  PetscCall(BenchCUDAFree(dx));
+  PetscCall(BenchCUDAFree(dy0));
+  PetscCall(BenchCUDAFree(dy));
   PetscFunctionReturn(0);
 }
 
@@ -319,27 +318,30 @@ static PetscErrorCode BenchCheckTranspose(CIHybridDevice dev, const BenchCSR *A,
    exactly the arrays of the host build: every array downloaded and compared bytewise. */
 static PetscErrorCode BenchCompareDeviceFill(CIHybridDevice dev, const CIHybridFormat *fmt, const char *when)
 {
-  const size_t slots = (size_t)fmt->nrows * (size_t)fmt->pitch, ncsr = (size_t)fmt->nnz_csr, n = (size_t)fmt->nrows;
+  const size_t            slots = (size_t)fmt->nrows * (size_t)fmt->pitch, ncsr = (size_t)fmt->nnz_csr, n = (size_t)fmt->nrows;
+  MatCIHybridDeviceArrays d;
+
+  PetscFunctionBegin;
+  PetscCall(CIHybridDeviceGetArrays(dev, &d));
   const struct {
     const void *dev, *host;
     size_t      bytes;
     const char *name;
   } arrays[] = {
-    {dev->ell_col,   fmt->ell_col,   slots * sizeof(int32_t),     "ell_col"  },
-    {dev->ell_val,   fmt->ell_val,   slots * sizeof(PetscScalar), "ell_val"  },
-    {dev->ell_len,   fmt->ell_len,   fmt->width ? n * sizeof(int32_t) : 0, "ell_len"  },
-    {dev->csr_start, fmt->csr_start, n ? (n + 1) * sizeof(int32_t) : 0, "csr_start"},
-    {dev->csr_col,   fmt->csr_col,   ncsr * sizeof(int32_t),      "csr_col"  },
-    {dev->csr_val,   fmt->csr_val,   ncsr * sizeof(PetscScalar),  "csr_val"  },
+    {d.ell_col,   fmt->ell_col,   slots * sizeof(int32_t),     "ell_col"  },
+    {d.ell_val,   fmt->ell_val,   slots * sizeof(PetscScalar), "ell_val"  },
+    {d.ell_len,   fmt->ell_len,   fmt->width ? n * sizeof(int32_t) : 0, "ell_len"  },
+    {d.csr_start, fmt->csr_start, n ? (n + 1) * sizeof(int32_t) : 0, "csr_start"},
+    {d.csr_col,   fmt->csr_col,   ncsr * sizeof(int32_t),      "csr_col"  },
+    {d.csr_val,   fmt->csr_val,   ncsr * sizeof(PetscScalar),  "csr_val"  },
   };
 
-  PetscFunctionBegin;
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
     char *h;
 
     if (!arrays[k].bytes) continue;
     PetscCall(PetscMalloc1(arrays[k].bytes, &h));
-    PetscCall(GpuMatsCUDACopyToHost(h, arrays[k].dev, arrays[k].bytes));
+    PetscCall(BenchCUDACopyToHost(h, arrays[k].dev, arrays[k].bytes));
     PetscCheck(!memcmp(h, arrays[k].host, arrays[k].bytes), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Device fill %s: %s differs from the host build (%" PetscInt_FMT " x %" PetscInt_FMT ", pitch %" PetscInt_FMT ")", when, arrays[k].name, fmt->nrows, fmt->ncols, fmt->pitch);
     PetscCall(PetscFree(h));
   }
@@ -364,11 +366,11 @@ static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscIn
   for (PetscInt j = 1; j <= A->ncols; j++) hxg[j] = MatGenUniform(&state);
   for (PetscInt j = 0; j < nmax; j++) hy0[j] = MatGenUniform(&state);
   for (PetscInt i = 0; i < A->nrows; i++) hxt[i] = MatGenUniform(&state);
-  PetscCall(GpuMatsCUDAMalloc((void **)&dxg, (size_t)(A->ncols + 2) * sizeof(double), "check: x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&dy0, (size_t)A->nrows * sizeof(double), "check: y0"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&dy, (size_t)A->nrows * sizeof(double), "check: y"));
-  PetscCall(GpuMatsCUDACopyToDevice(dxg, hxg, (size_t)(A->ncols + 2) * sizeof(double)));
-  PetscCall(GpuMatsCUDACopyToDevice(dy0, hy0, (size_t)A->nrows * sizeof(double)));
+  PetscCall(BenchCUDAMalloc((void **)&dxg, (size_t)(A->ncols + 2) * sizeof(double), "check: x"));
+  PetscCall(BenchCUDAMalloc((void **)&dy0, (size_t)A->nrows * sizeof(double), "check: y0"));
+  PetscCall(BenchCUDAMalloc((void **)&dy, (size_t)A->nrows * sizeof(double), "check: y"));
+  PetscCall(BenchCUDACopyToDevice(dxg, hxg, (size_t)(A->ncols + 2) * sizeof(double)));
+  PetscCall(BenchCUDACopyToDevice(dy0, hy0, (size_t)A->nrows * sizeof(double)));
 
   PetscCall(BenchCheckMult(dev, A, -1, 32, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
   for (int v = 0; v < CIHYBRID_TUNED_NUM_VARIANTS; v++)
@@ -384,9 +386,9 @@ static PetscErrorCode BenchCheckFormat(BenchCSR *A, CIHybridSplit split, PetscIn
   PetscCall(BenchCheckMult(dev, A, CIHYBRID_TUNED_DEFAULT, 0, dxg + 1, hxg + 1, hy0, dy0, dy, work, stats));
   for (PetscInt k = 0; k < (A->nrows ? A->rowptr[A->nrows] : 0); k++) A->vals[k] /= -2.0;
 
-  PetscCall(GpuMatsCUDAFree(dxg));
-  PetscCall(GpuMatsCUDAFree(dy0));
-  PetscCall(GpuMatsCUDAFree(dy));
+  PetscCall(BenchCUDAFree(dxg));
+  PetscCall(BenchCUDAFree(dy0));
+  PetscCall(BenchCUDAFree(dy));
   PetscCall(PetscFree4(hxg, hy0, hxt, work));
   PetscCall(CIHybridDeviceDestroy(&dev));
   CIHybridFormatFree(&fmt);
@@ -491,9 +493,9 @@ static PetscErrorCode BenchSpMMError(Bench *b, const BenchKernel *k, const doubl
   PetscFunctionBegin;
   /* NaN wherever our kernels do not write; zeros under cuSPARSE, which may read C although beta = 0
      (an entry it did not write then shows as the reference's full size) */
-  PetscCall(GpuMatsCUDAMemset(b->C, BenchIsCUSPARSESpMM(k->kind) ? 0 : 0xff, cbytes));
+  PetscCall(BenchCUDAMemset(b->C, BenchIsCUSPARSESpMM(k->kind) ? 0 : 0xff, cbytes));
   PetscCall(BenchRun(b, k));
-  PetscCall(GpuMatsCUDACopyToHost(host_c, b->C, cbytes));
+  PetscCall(BenchCUDACopyToHost(host_c, b->C, cbytes));
   *err = 0.0;
   for (PetscInt j = 0; j < b->spmm_k; j++) {
     const size_t off = (size_t)j * (size_t)b->nrows;
@@ -538,9 +540,9 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
   PetscCall(PetscTime(&t0));
   BenchCSRMultBlock(A->nrows, A->rowptr, A->colidx, A->vals, kmax, hB, A->ncols, ref, absref, A->nrows);
   PetscCall(PetscTime(&t1));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->B, (size_t)A->ncols * kmax * sizeof(double), "the SpMM block B"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->C, (size_t)A->nrows * kmax * sizeof(double), "the SpMM block C"));
-  PetscCall(GpuMatsCUDACopyToDevice(b->B, hB, (size_t)A->ncols * kmax * sizeof(double)));
+  PetscCall(BenchCUDAMalloc((void **)&b->B, (size_t)A->ncols * kmax * sizeof(double), "the SpMM block B"));
+  PetscCall(BenchCUDAMalloc((void **)&b->C, (size_t)A->nrows * kmax * sizeof(double), "the SpMM block C"));
+  PetscCall(BenchCUDACopyToDevice(b->B, hB, (size_t)A->ncols * kmax * sizeof(double)));
   PetscCall(PetscPrintf(PETSC_COMM_SELF,
                         "\nSpMM C = A B, B n x k column-major random (ld n), C ld n (host reference of %d columns: %.1f s on %d threads)\n"
                         "GB/s over the matrix once + B + C = nnz*12 + (n+1)*4 + 16*n*k bytes; x_spmvs = time of the k tuned SpMVs / time\n"
@@ -568,7 +570,7 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
 
       why[a] = cusparseSpMM_bufferSize(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], &bytes_a);
       if (why[a] != CUSPARSE_STATUS_SUCCESS) continue;
-      PetscCall(GpuMatsCUDAMalloc(&b->spmm_buffer[a], bytes_a, "the cuSPARSE SpMM buffer"));
+      PetscCall(BenchCUDAMalloc(&b->spmm_buffer[a], bytes_a, "the cuSPARSE SpMM buffer"));
       why[a] = cusparseSpMM_preprocess(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, algs[a], b->spmm_buffer[a]);
     }
     for (size_t q = 0; q < sizeof(kernels) / sizeof(kernels[0]); q++) {
@@ -592,13 +594,13 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, PetscInt nks, const
     b->mat_B = NULL;
     b->mat_C = NULL;
     for (int a = 0; a < 2; a++) {
-      PetscCall(GpuMatsCUDAFree(b->spmm_buffer[a]));
+      PetscCall(BenchCUDAFree(b->spmm_buffer[a]));
       b->spmm_buffer[a] = NULL;
     }
   }
   b->timer.spin_ns = BENCH_SPIN_NS;
-  PetscCall(GpuMatsCUDAFree(b->B));
-  PetscCall(GpuMatsCUDAFree(b->C));
+  PetscCall(BenchCUDAFree(b->B));
+  PetscCall(BenchCUDAFree(b->C));
   b->B = b->C = NULL;
   PetscCall(PetscFree4(hB, ref, absref, host_c));
   PetscFunctionReturn(0);
@@ -747,19 +749,19 @@ static PetscErrorCode BenchMain(PetscBool *failed)
   }
 
   /* device copies */
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.x, (size_t)A.ncols * sizeof(double), "x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.y, (size_t)A.nrows * sizeof(double), "y"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.xt, (size_t)A.nrows * sizeof(double), "transpose x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.yt, (size_t)A.ncols * sizeof(double), "transpose y"));
-  PetscCall(GpuMatsCUDACopyToDevice(b.x, hx, (size_t)A.ncols * sizeof(double)));
-  PetscCall(GpuMatsCUDACopyToDevice(b.xt, hxt, (size_t)A.nrows * sizeof(double)));
+  PetscCall(BenchCUDAMalloc((void **)&b.x, (size_t)A.ncols * sizeof(double), "x"));
+  PetscCall(BenchCUDAMalloc((void **)&b.y, (size_t)A.nrows * sizeof(double), "y"));
+  PetscCall(BenchCUDAMalloc((void **)&b.xt, (size_t)A.nrows * sizeof(double), "transpose x"));
+  PetscCall(BenchCUDAMalloc((void **)&b.yt, (size_t)A.ncols * sizeof(double), "transpose y"));
+  PetscCall(BenchCUDACopyToDevice(b.x, hx, (size_t)A.ncols * sizeof(double)));
+  PetscCall(BenchCUDACopyToDevice(b.xt, hxt, (size_t)A.nrows * sizeof(double)));
   {
     PetscLogDouble t0, t1;
 
-    PetscCall(GpuMatsCUDASynchronize());
+    PetscCall(BenchCUDASynchronize());
     PetscCall(PetscTime(&t0));
     PetscCall(CIHybridDeviceCreateFromCSR(&fmt, A.rowptr, A.colidx, A.vals, &b.hyb));
-    PetscCall(GpuMatsCUDASynchronize());
+    PetscCall(BenchCUDASynchronize());
     PetscCall(PetscTime(&t1));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device format from the CSR arrays (upload of %.0f MB and fill): %.3f s; host build (CIHybridBuildFromCSR) above: %.3f s\n", (double)fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1e6, t1 - t0, host_build_s));
   }
@@ -806,10 +808,10 @@ static PetscErrorCode BenchMain(PetscBool *failed)
 #endif
   PetscCall(BenchCUSPARSEDestroy(&b.cusparse));
   PetscCall(CIHybridDeviceDestroy(&b.hyb));
-  PetscCall(GpuMatsCUDAFree(b.x));
-  PetscCall(GpuMatsCUDAFree(b.y));
-  PetscCall(GpuMatsCUDAFree(b.xt));
-  PetscCall(GpuMatsCUDAFree(b.yt));
+  PetscCall(BenchCUDAFree(b.x));
+  PetscCall(BenchCUDAFree(b.y));
+  PetscCall(BenchCUDAFree(b.xt));
+  PetscCall(BenchCUDAFree(b.yt));
   PetscCall(BenchTimerDestroy(&b.timer));
   PetscCall(PetscFree4(hx, ref, absref, host_y));
   PetscCall(PetscFree4(hxt, reft, absreft, host_yt));

@@ -6,6 +6,93 @@ extern "C" {
 }
 
 /* ------------------------------------------------------------------------ */
+/* device memory of the benchmarks, on the launchers' stream */
+static PetscErrorCode BenchCUDAStream(cudaStream_t *stream)
+{
+  void *s = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAGetStream(&s));
+  *stream = (cudaStream_t)s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDAMalloc(void **ptr, size_t bytes, const char *what)
+{
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(0);
+  cerr = cudaMalloc(ptr, bytes);
+  if (cerr == cudaErrorMemoryAllocation) {
+    size_t free_bytes = 0, total_bytes = 0;
+    int    device     = -1;
+
+    *ptr = NULL;
+    (void)cudaGetLastError();
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess || cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate %s on the GPU: %zu bytes (%.1f MiB) requested, %.1f MiB free of %.1f MiB on device %d", what, bytes, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0, device);
+  }
+  BenchCallCUDA(cerr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDAFree(void *ptr)
+{
+  PetscFunctionBegin;
+  if (ptr) BenchCallCUDA(cudaFree(ptr));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BenchCUDACopy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+  cudaStream_t stream = NULL;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(BenchCUDAStream(&stream));
+  BenchCallCUDA(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+  BenchCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDACopyToDevice(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(BenchCUDACopy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDACopyToHost(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(BenchCUDACopy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDAMemset(void *dst, int value, size_t bytes)
+{
+  cudaStream_t stream = NULL;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(BenchCUDAStream(&stream));
+  BenchCallCUDA(cudaMemsetAsync(dst, value, bytes, stream));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BenchCUDASynchronize(void)
+{
+  cudaStream_t stream = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(BenchCUDAStream(&stream));
+  BenchCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* host CSR matrices and reference products */
 PetscErrorCode BenchCSRFree(BenchCSR *A)
 {
@@ -120,16 +207,16 @@ PetscErrorCode BenchTimerCreate(BenchTimer *timer)
   PetscCall(GpuMatsCUDAGetStream(&stream));
   timer->stream  = (cudaStream_t)stream;
   timer->spin_ns = BENCH_SPIN_NS;
-  GpuMatsCallCUDA(cudaEventCreate(&timer->start));
-  GpuMatsCallCUDA(cudaEventCreate(&timer->stop));
+  BenchCallCUDA(cudaEventCreate(&timer->start));
+  BenchCallCUDA(cudaEventCreate(&timer->stop));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BenchTimerDestroy(BenchTimer *timer)
 {
   PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaEventDestroy(timer->start));
-  GpuMatsCallCUDA(cudaEventDestroy(timer->stop));
+  BenchCallCUDA(cudaEventDestroy(timer->start));
+  BenchCallCUDA(cudaEventDestroy(timer->stop));
   PetscFunctionReturn(0);
 }
 
@@ -144,12 +231,12 @@ PetscErrorCode BenchTime(BenchTimer *timer, BenchRunFunction run, void *ctx, Pet
     float elapsed;
 
     BenchSpin<<<1, 1, 0, timer->stream>>>(timer->spin_ns);
-    GpuMatsCallCUDA(cudaGetLastError());
-    GpuMatsCallCUDA(cudaEventRecord(timer->start, timer->stream));
+    BenchCallCUDA(cudaGetLastError());
+    BenchCallCUDA(cudaEventRecord(timer->start, timer->stream));
     PetscCall(run(ctx));
-    GpuMatsCallCUDA(cudaEventRecord(timer->stop, timer->stream));
-    GpuMatsCallCUDA(cudaEventSynchronize(timer->stop));
-    GpuMatsCallCUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
+    BenchCallCUDA(cudaEventRecord(timer->stop, timer->stream));
+    BenchCallCUDA(cudaEventSynchronize(timer->stop));
+    BenchCallCUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
     ms[r] = elapsed;
   }
   PetscCall(PetscSortReal(reps, ms));
@@ -162,9 +249,9 @@ PetscErrorCode BenchTime(BenchTimer *timer, BenchRunFunction run, void *ctx, Pet
 PetscErrorCode BenchRunError(BenchRunFunction run, void *ctx, double *y, PetscInt n, const double *ref, const double *absref, double *host_y, double *err)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMemset(y, 0xff, (size_t)n * sizeof(double))); /* NaN wherever the kernel does not write */
+  PetscCall(BenchCUDAMemset(y, 0xff, (size_t)n * sizeof(double))); /* NaN wherever the kernel does not write */
   PetscCall(run(ctx));
-  PetscCall(GpuMatsCUDACopyToHost(host_y, y, (size_t)n * sizeof(double)));
+  PetscCall(BenchCUDACopyToHost(host_y, y, (size_t)n * sizeof(double)));
   *err = BenchMaxRelError(n, host_y, ref, absref);
   PetscFunctionReturn(0);
 }
@@ -175,8 +262,8 @@ PetscErrorCode BenchPrintDevice(void)
   cudaDeviceProp prop;
 
   PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaGetDevice(&device));
-  GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, device));
+  BenchCallCUDA(cudaGetDevice(&device));
+  BenchCallCUDA(cudaGetDeviceProperties(&prop, device));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "Device %d: %s, %d SMs, %.1f GiB; PETSc %s CUDA\n", device, prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
 #if defined(PETSC_HAVE_CUDA)
                         "with"
@@ -227,7 +314,7 @@ static PetscErrorCode BenchRunRead(void *ctx)
 
   PetscFunctionBegin;
   BenchReadArray<<<b->blocks, 256, 0, b->stream>>>((const double2 *)b->array, b->bytes / sizeof(double2), b->result);
-  GpuMatsCallCUDA(cudaGetLastError());
+  BenchCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
 
@@ -236,7 +323,7 @@ static PetscErrorCode BenchRunCopy(void *ctx) /* half the array onto the other h
   BenchBandwidthRun *b = (BenchBandwidthRun *)ctx;
 
   PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaMemcpyAsync(b->array, (char *)b->array + b->bytes / 2, b->bytes / 2, cudaMemcpyDeviceToDevice, b->stream));
+  BenchCallCUDA(cudaMemcpyAsync(b->array, (char *)b->array + b->bytes / 2, b->bytes / 2, cudaMemcpyDeviceToDevice, b->stream));
   PetscFunctionReturn(0);
 }
 
@@ -247,25 +334,25 @@ PetscErrorCode BenchMeasureBandwidth(BenchTimer *timer, double gib, PetscInt rep
   BenchBandwidthRun b;
 
   PetscFunctionBegin;
-  GpuMatsCallCUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  GpuMatsCallCUDA(cudaGetDevice(&device));
-  GpuMatsCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GpuMatsCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, BenchReadArray, 256, 0));
+  BenchCallCUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  BenchCallCUDA(cudaGetDevice(&device));
+  BenchCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  BenchCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, BenchReadArray, 256, 0));
   b.stream = timer->stream;
   b.blocks = sms * blocks;
   b.bytes  = (size_t)(gib * 1073741824.0);
   if (b.bytes > free_bytes / 2) b.bytes = free_bytes / 2;
   b.bytes -= b.bytes % 4096;
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.array, b.bytes, "the bandwidth-test array"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b.result, sizeof(double), "the bandwidth-test sum"));
+  PetscCall(BenchCUDAMalloc((void **)&b.array, b.bytes, "the bandwidth-test array"));
+  PetscCall(BenchCUDAMalloc((void **)&b.result, sizeof(double), "the bandwidth-test sum"));
   BenchFillArray<<<1024, 256, 0, b.stream>>>((double2 *)b.array, b.bytes / sizeof(double2));
-  GpuMatsCallCUDA(cudaGetLastError());
+  BenchCallCUDA(cudaGetLastError());
   PetscCall(BenchTime(timer, BenchRunRead, &b, 3, reps, &bw->read_ms, &bw->read_min));
   PetscCall(BenchTime(timer, BenchRunCopy, &b, 3, reps, &bw->copy_ms, &bw->copy_min));
   bw->bytes    = b.bytes;
   bw->read_gbs = BenchGBs((double)b.bytes, bw->read_ms);
-  PetscCall(GpuMatsCUDAFree(b.array));
-  PetscCall(GpuMatsCUDAFree(b.result));
+  PetscCall(BenchCUDAFree(b.array));
+  PetscCall(BenchCUDAFree(b.result));
   PetscFunctionReturn(0);
 }
 
@@ -325,12 +412,12 @@ PetscErrorCode BenchCUSPARSECreate(const BenchCSR *A, cudaStream_t stream, doubl
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(cs, sizeof(*cs)));
-  PetscCall(GpuMatsCUDAMalloc((void **)&cs->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt), "the cuSPARSE row pointers"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&cs->colidx, (size_t)nnz * sizeof(PetscInt), "the cuSPARSE column indices"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&cs->vals, (size_t)nnz * sizeof(double), "the cuSPARSE values"));
-  PetscCall(GpuMatsCUDACopyToDevice(cs->rowptr, A->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt)));
-  PetscCall(GpuMatsCUDACopyToDevice(cs->colidx, A->colidx, (size_t)nnz * sizeof(PetscInt)));
-  PetscCall(GpuMatsCUDACopyToDevice(cs->vals, A->vals, (size_t)nnz * sizeof(double)));
+  PetscCall(BenchCUDAMalloc((void **)&cs->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt), "the cuSPARSE row pointers"));
+  PetscCall(BenchCUDAMalloc((void **)&cs->colidx, (size_t)nnz * sizeof(PetscInt), "the cuSPARSE column indices"));
+  PetscCall(BenchCUDAMalloc((void **)&cs->vals, (size_t)nnz * sizeof(double), "the cuSPARSE values"));
+  PetscCall(BenchCUDACopyToDevice(cs->rowptr, A->rowptr, (size_t)(A->nrows + 1) * sizeof(PetscInt)));
+  PetscCall(BenchCUDACopyToDevice(cs->colidx, A->colidx, (size_t)nnz * sizeof(PetscInt)));
+  PetscCall(BenchCUDACopyToDevice(cs->vals, A->vals, (size_t)nnz * sizeof(double)));
   BenchCallCUSPARSE(cusparseCreate(&cs->handle));
   BenchCallCUSPARSE(cusparseSetStream(cs->handle, stream));
   BenchCallCUSPARSE(cusparseCreateCsr(&cs->mat, A->nrows, A->ncols, nnz, cs->rowptr, cs->colidx, cs->vals, itype, itype, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
@@ -340,7 +427,7 @@ PetscErrorCode BenchCUSPARSECreate(const BenchCSR *A, cudaStream_t stream, doubl
     size_t bytes;
 
     BenchCallCUSPARSE(cusparseSpMV_bufferSize(cs->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, cs->mat, cs->vec_x, &zero, cs->vec_y, CUDA_R_64F, algs[a], &bytes));
-    PetscCall(GpuMatsCUDAMalloc(&cs->buffer[a], bytes, "the cuSPARSE SpMV buffer"));
+    PetscCall(BenchCUDAMalloc(&cs->buffer[a], bytes, "the cuSPARSE SpMV buffer"));
   }
   PetscFunctionReturn(0);
 }
@@ -354,7 +441,7 @@ PetscErrorCode BenchCUSPARSESetUpTranspose(BenchCUSPARSE *cs, const BenchCSR *A,
   BenchCallCUSPARSE(cusparseCreateDnVec(&cs->vec_xt, A->nrows, xt, CUDA_R_64F));
   BenchCallCUSPARSE(cusparseCreateDnVec(&cs->vec_yt, A->ncols, yt, CUDA_R_64F));
   BenchCallCUSPARSE(cusparseSpMV_bufferSize(cs->handle, CUSPARSE_OPERATION_TRANSPOSE, &one, cs->mat, cs->vec_xt, &zero, cs->vec_yt, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
-  PetscCall(GpuMatsCUDAMalloc(&cs->buffer_transpose, bytes, "the cuSPARSE transposed SpMV buffer"));
+  PetscCall(BenchCUDAMalloc(&cs->buffer_transpose, bytes, "the cuSPARSE transposed SpMV buffer"));
   PetscFunctionReturn(0);
 }
 
@@ -387,11 +474,11 @@ PetscErrorCode BenchCUSPARSEDestroy(BenchCUSPARSE *cs)
   if (cs->vec_yt) BenchCallCUSPARSE(cusparseDestroyDnVec(cs->vec_yt));
   if (cs->mat) BenchCallCUSPARSE(cusparseDestroySpMat(cs->mat));
   if (cs->handle) BenchCallCUSPARSE(cusparseDestroy(cs->handle));
-  for (int a = 0; a < 2; a++) PetscCall(GpuMatsCUDAFree(cs->buffer[a]));
-  PetscCall(GpuMatsCUDAFree(cs->buffer_transpose));
-  PetscCall(GpuMatsCUDAFree(cs->rowptr));
-  PetscCall(GpuMatsCUDAFree(cs->colidx));
-  PetscCall(GpuMatsCUDAFree(cs->vals));
+  for (int a = 0; a < 2; a++) PetscCall(BenchCUDAFree(cs->buffer[a]));
+  PetscCall(BenchCUDAFree(cs->buffer_transpose));
+  PetscCall(BenchCUDAFree(cs->rowptr));
+  PetscCall(BenchCUDAFree(cs->colidx));
+  PetscCall(BenchCUDAFree(cs->vals));
   PetscCall(PetscMemzero(cs, sizeof(*cs)));
   PetscFunctionReturn(0);
 }

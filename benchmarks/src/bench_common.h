@@ -14,19 +14,37 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <stdio.h>
-extern "C" {
-#include "cuda/common/gpumats_cuda.h"
-}
+#include <gpumats_cuda_context.h> /* GpuMatsCUDAInitialize, GpuMatsCUDAGetStream: where the launchers run */
 
 #define BENCH_TOLERANCE 1e-12
 #define BENCH_SPIN_NS   200000ULL /* longer than the host needs to queue one SpMV */
 #define BENCH_SPIN_NS_K 20000ULL  /* and this much more per column of a block product made of k launches */
+
+/* A CUDA runtime call whose failure is a PETSc error naming the call */
+#define BenchCallCUDA(call) \
+  do { \
+    const cudaError_t cerr_ = (call); \
+    PetscCheck(cerr_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s, in %s", (int)cerr_, cudaGetErrorName(cerr_), cudaGetErrorString(cerr_), #call); \
+  } while (0)
 
 #define BenchCallCUSPARSE(call) \
   do { \
     const cusparseStatus_t st_ = (call); \
     PetscCheck(st_ == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSPARSE error %d (%s) in %s", (int)st_, cusparseGetErrorString(st_), #call); \
   } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Device memory of the benchmarks themselves (vectors, blocks, copies for cuSPARSE), plain CUDA
+   runtime calls ordered on the stream of the library's launchers (GpuMatsCUDAGetStream), so that
+   a copy never overtakes a kernel.  Malloc of 0 bytes gives NULL, a failed one an error naming
+   'what', the bytes asked and the bytes free; Free of NULL does nothing; the copies return when
+   done (the stream synchronised); Memset is queued; Synchronize waits for the stream. */
+PetscErrorCode BenchCUDAMalloc(void **ptr, size_t bytes, const char *what);
+PetscErrorCode BenchCUDAFree(void *ptr);
+PetscErrorCode BenchCUDACopyToDevice(void *dst, const void *src, size_t bytes);
+PetscErrorCode BenchCUDACopyToHost(void *dst, const void *src, size_t bytes);
+PetscErrorCode BenchCUDAMemset(void *dst, int value, size_t bytes);
+PetscErrorCode BenchCUDASynchronize(void);
 
 /* ------------------------------------------------------------------------ */
 /* host CSR matrices (arrays from PetscMalloc1) and reference products */

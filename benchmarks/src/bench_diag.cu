@@ -16,7 +16,7 @@ PETSc's aijcusparse, and MatMult of the diag type itself, on the stencil matrice
 #include "bench_common.h"
 #include <string.h>
 #include <gpumats.h>
-#include "cuda/diag/diag_cuda.h"
+#include <gpumats_diag_format.h>
 #include "matgen.h"
 
 typedef struct {
@@ -82,9 +82,9 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
   PetscCall(PetscMalloc4(A.ncols, &hx, A.nrows, &ref, A.nrows, &absref, A.nrows, &hy));
   BenchFillX(A.ncols, hx);
   BenchCSRMult(&A, hx, NULL, ref, absref);
-  PetscCall(GpuMatsCUDAMalloc((void **)&dx, sizeof(double) * A.ncols, "x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&dy, sizeof(double) * A.nrows, "y"));
-  PetscCall(GpuMatsCUDACopyToDevice(dx, hx, sizeof(double) * A.ncols));
+  PetscCall(BenchCUDAMalloc((void **)&dx, sizeof(double) * A.ncols, "x"));
+  PetscCall(BenchCUDAMalloc((void **)&dy, sizeof(double) * A.nrows, "y"));
+  PetscCall(BenchCUDACopyToDevice(dx, hx, sizeof(double) * A.ncols));
   memset(&b, 0, sizeof(b));
   b.x = dx;
   b.y = dy;
@@ -141,14 +141,14 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
   { /* cuSPARSE's transposed SpMV on the same CSR (a check of the transpose rows: the result of A^T x) */
     double *dyt;
 
-    PetscCall(GpuMatsCUDAMalloc((void **)&dyt, sizeof(double) * A.ncols, "y = A^T x"));
+    PetscCall(BenchCUDAMalloc((void **)&dyt, sizeof(double) * A.ncols, "y = A^T x"));
     PetscCall(BenchCUSPARSESetUpTranspose(&cs, &A, dx, dyt));
     b.which = 2;
     PetscCall(BenchTime(timer, RunCUSPARSE, &b, warmup, reps, &ms, &msmin));
     PetscCall(BenchPrintRow("cusparse_csr_transpose", "-", ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs), NAN));
     if (csv) fprintf(csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",cusparse_csr_transpose,0,0,%.6f,%.6f,%.2f,%.2f,nan\n", spec, A.nrows, A.rowptr[A.nrows], ms, msmin, BenchGBs(bytes, ms), BenchPercentOfRead(BenchGBs(bytes, ms), bw->read_gbs));
     PetscCall(BenchCUSPARSEDestroy(&cs));
-    PetscCall(GpuMatsCUDAFree(dyt));
+    PetscCall(BenchCUDAFree(dyt));
   }
 #if defined(PETSC_HAVE_CUDA)
   /* MatMult as a PETSc program sees it: aijcusparse, and the diag type in both schemes (VECCUDA vectors) */
@@ -169,8 +169,8 @@ static PetscErrorCode BenchMatrix(BenchTimer *timer, const BenchBandwidth *bw, c
     PetscCall(BenchPETScDestroy(&p));
   }
 #endif
-  PetscCall(GpuMatsCUDAFree(dx));
-  PetscCall(GpuMatsCUDAFree(dy));
+  PetscCall(BenchCUDAFree(dx));
+  PetscCall(BenchCUDAFree(dy));
   PetscCall(PetscFree4(hx, ref, absref, hy));
   PetscCall(BenchCSRFree(&A));
   PetscFunctionReturn(0);
@@ -302,15 +302,15 @@ static PetscErrorCode RunSpGEMM(void *ctx)
   BenchCallCUSPARSE(cusparseSpGEMM_createDescr(&d));
   BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL));
   if (s1 > r->size1) {
-    PetscCall(GpuMatsCUDAFree(r->buf1));
-    PetscCall(GpuMatsCUDAMalloc(&r->buf1, s1, "cusparseSpGEMM work buffer 1"));
+    PetscCall(BenchCUDAFree(r->buf1));
+    PetscCall(BenchCUDAMalloc(&r->buf1, s1, "cusparseSpGEMM work buffer 1"));
     r->size1 = s1;
   }
   BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, r->buf1));
   BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, NULL));
   if (s2 > r->size2) {
-    PetscCall(GpuMatsCUDAFree(r->buf2));
-    PetscCall(GpuMatsCUDAMalloc(&r->buf2, s2, "cusparseSpGEMM work buffer 2"));
+    PetscCall(BenchCUDAFree(r->buf2));
+    PetscCall(BenchCUDAMalloc(&r->buf2, s2, "cusparseSpGEMM work buffer 2"));
     r->size2 = s2;
   }
   BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, r->buf2));
@@ -318,8 +318,8 @@ static PetscErrorCode RunSpGEMM(void *ctx)
     int64_t rows, cols;
 
     BenchCallCUSPARSE(cusparseSpMatGetSize(r->C, &rows, &cols, &r->c_nnz));
-    PetscCall(GpuMatsCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)r->c_nnz, "SpGEMM C columns"));
-    PetscCall(GpuMatsCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)r->c_nnz, "SpGEMM C values"));
+    PetscCall(BenchCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)r->c_nnz, "SpGEMM C columns"));
+    PetscCall(BenchCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)r->c_nnz, "SpGEMM C values"));
     BenchCallCUSPARSE(cusparseCsrSetPointers(r->C, r->c_ptr, r->c_col, r->c_val));
   }
   BenchCallCUSPARSE(cusparseSpGEMM_copy(r->handle, op, op, &one, r->A, r->A, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d));
@@ -456,13 +456,13 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
     PetscCall(PetscMemzero(&r, sizeof(r)));
     BenchCallCUSPARSE(cusparseCreate(&r.handle));
     BenchCallCUSPARSE(cusparseSetStream(r.handle, timer->stream));
-    PetscCall(GpuMatsCUDAMalloc((void **)&dai, sizeof(int) * (n + 1), "A rows"));
-    PetscCall(GpuMatsCUDAMalloc((void **)&daj, sizeof(int) * nnz, "A columns"));
-    PetscCall(GpuMatsCUDAMalloc((void **)&daa, sizeof(double) * nnz, "A values"));
-    PetscCall(GpuMatsCUDAMalloc((void **)&r.c_ptr, sizeof(int) * (n + 1), "C rows"));
-    PetscCall(GpuMatsCUDACopyToDevice(dai, ai, sizeof(int) * (n + 1)));
-    PetscCall(GpuMatsCUDACopyToDevice(daj, aj, sizeof(int) * nnz));
-    PetscCall(GpuMatsCUDACopyToDevice(daa, aa, sizeof(double) * nnz));
+    PetscCall(BenchCUDAMalloc((void **)&dai, sizeof(int) * (n + 1), "A rows"));
+    PetscCall(BenchCUDAMalloc((void **)&daj, sizeof(int) * nnz, "A columns"));
+    PetscCall(BenchCUDAMalloc((void **)&daa, sizeof(double) * nnz, "A values"));
+    PetscCall(BenchCUDAMalloc((void **)&r.c_ptr, sizeof(int) * (n + 1), "C rows"));
+    PetscCall(BenchCUDACopyToDevice(dai, ai, sizeof(int) * (n + 1)));
+    PetscCall(BenchCUDACopyToDevice(daj, aj, sizeof(int) * nnz));
+    PetscCall(BenchCUDACopyToDevice(daa, aa, sizeof(double) * nnz));
     BenchCallCUSPARSE(cusparseCreateCsr(&r.A, n, n, nnz, dai, daj, daa, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     BenchCallCUSPARSE(cusparseCreateCsr(&r.C, n, n, 0, r.c_ptr, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     { /* cuSPARSE may run out of resources on the largest products: reported, not fatal */
@@ -483,14 +483,14 @@ static PetscErrorCode BenchProduct(BenchTimer *timer, const char *spec, PetscInt
     BenchCallCUSPARSE(cusparseDestroySpMat(r.A));
     BenchCallCUSPARSE(cusparseDestroySpMat(r.C));
     BenchCallCUSPARSE(cusparseDestroy(r.handle));
-    PetscCall(GpuMatsCUDAFree(dai));
-    PetscCall(GpuMatsCUDAFree(daj));
-    PetscCall(GpuMatsCUDAFree(daa));
-    PetscCall(GpuMatsCUDAFree(r.c_ptr));
-    PetscCall(GpuMatsCUDAFree(r.c_col));
-    PetscCall(GpuMatsCUDAFree(r.c_val));
-    PetscCall(GpuMatsCUDAFree(r.buf1));
-    PetscCall(GpuMatsCUDAFree(r.buf2));
+    PetscCall(BenchCUDAFree(dai));
+    PetscCall(BenchCUDAFree(daj));
+    PetscCall(BenchCUDAFree(daa));
+    PetscCall(BenchCUDAFree(r.c_ptr));
+    PetscCall(BenchCUDAFree(r.c_col));
+    PetscCall(BenchCUDAFree(r.c_val));
+    PetscCall(BenchCUDAFree(r.buf1));
+    PetscCall(BenchCUDAFree(r.buf2));
   }
 #if defined(PETSC_HAVE_CUDA)
   { /* PETSc's aijcusparse MatMatMult, numeric phase (MAT_REUSE_MATRIX), after one full product */

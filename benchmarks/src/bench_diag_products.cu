@@ -19,7 +19,7 @@ time = max(bytes / read bandwidth measured, flops / 67 Tflop/s), and each time's
 #include "bench_common.h"
 #include <string.h>
 #include <gpumats.h>
-#include "cuda/diag/diag_cuda.h"
+#include <gpumats_diag_format.h>
 #include "diag_tables.h"
 
 #if defined(PETSC_USE_64BIT_INDICES)
@@ -58,12 +58,12 @@ static PetscErrorCode TimeFirst(BenchTimer *timer, BenchRunFunction reset, Bench
     float elapsed;
 
     PetscCall(reset(ctx));
-    GpuMatsCallCUDA(cudaDeviceSynchronize());
-    GpuMatsCallCUDA(cudaEventRecord(timer->start, timer->stream));
+    BenchCallCUDA(cudaDeviceSynchronize());
+    BenchCallCUDA(cudaEventRecord(timer->start, timer->stream));
     PetscCall(run(ctx));
-    GpuMatsCallCUDA(cudaEventRecord(timer->stop, timer->stream));
-    GpuMatsCallCUDA(cudaEventSynchronize(timer->stop));
-    GpuMatsCallCUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
+    BenchCallCUDA(cudaEventRecord(timer->stop, timer->stream));
+    BenchCallCUDA(cudaEventSynchronize(timer->stop));
+    BenchCallCUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
     if (r >= 0) ms[r] = elapsed;
   }
   PetscCall(PetscSortReal(reps, ms));
@@ -139,8 +139,8 @@ typedef struct {
 static PetscErrorCode SpGEMMFreeC(SpGEMMRun *r)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAFree(r->c_col));
-  PetscCall(GpuMatsCUDAFree(r->c_val));
+  PetscCall(BenchCUDAFree(r->c_col));
+  PetscCall(BenchCUDAFree(r->c_val));
   r->c_col = NULL, r->c_val = NULL;
   PetscFunctionReturn(0);
 }
@@ -166,19 +166,19 @@ static PetscErrorCode RunSpGEMMFirst(void *ctx)
   PetscCall(SpGEMMFreeC(r));
   BenchCallCUSPARSE(cusparseSpGEMM_createDescr(&d));
   BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, OPN, OPN, &one, r->A, r->B, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL));
-  PetscCall(GpuMatsCUDAMalloc(&b1, PetscMax(s1, 1), "cusparseSpGEMM buffer 1"));
+  PetscCall(BenchCUDAMalloc(&b1, PetscMax(s1, 1), "cusparseSpGEMM buffer 1"));
   BenchCallCUSPARSE(cusparseSpGEMM_workEstimation(r->handle, OPN, OPN, &one, r->A, r->B, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, b1));
   BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, OPN, OPN, &one, r->A, r->B, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, NULL));
-  PetscCall(GpuMatsCUDAMalloc(&b2, PetscMax(s2, 1), "cusparseSpGEMM buffer 2"));
+  PetscCall(BenchCUDAMalloc(&b2, PetscMax(s2, 1), "cusparseSpGEMM buffer 2"));
   BenchCallCUSPARSE(cusparseSpGEMM_compute(r->handle, OPN, OPN, &one, r->A, r->B, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2, b2));
   BenchCallCUSPARSE(cusparseSpMatGetSize(r->C, &rows, &cols, &r->c_nnz));
-  PetscCall(GpuMatsCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C columns"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C values"));
+  PetscCall(BenchCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C columns"));
+  PetscCall(BenchCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C values"));
   BenchCallCUSPARSE(cusparseCsrSetPointers(r->C, r->c_ptr, r->c_col, r->c_val));
   BenchCallCUSPARSE(cusparseSpGEMM_copy(r->handle, OPN, OPN, &one, r->A, r->B, &zero, r->C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d));
   BenchCallCUSPARSE(cusparseSpGEMM_destroyDescr(d));
-  PetscCall(GpuMatsCUDAFree(b1));
-  PetscCall(GpuMatsCUDAFree(b2));
+  PetscCall(BenchCUDAFree(b1));
+  PetscCall(BenchCUDAFree(b2));
   PetscFunctionReturn(0);
 }
 
@@ -192,19 +192,19 @@ static PetscErrorCode SpGEMMReuseSetUp(SpGEMMRun *r)
   PetscCall(SpGEMMFreeC(r));
   BenchCallCUSPARSE(cusparseSpGEMM_createDescr(&r->reuse));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_workEstimation(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[1], NULL));
-  PetscCall(GpuMatsCUDAMalloc(&r->buf[1], PetscMax(s[1], 1), "cusparseSpGEMMreuse buffer 1"));
+  PetscCall(BenchCUDAMalloc(&r->buf[1], PetscMax(s[1], 1), "cusparseSpGEMMreuse buffer 1"));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_workEstimation(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[1], r->buf[1]));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_nnz(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[2], NULL, &s[3], NULL, &s[4], NULL));
-  PetscCall(GpuMatsCUDAMalloc(&r->buf[2], PetscMax(s[2], 1), "cusparseSpGEMMreuse buffer 2"));
-  PetscCall(GpuMatsCUDAMalloc(&r->buf[3], PetscMax(s[3], 1), "cusparseSpGEMMreuse buffer 3"));
-  PetscCall(GpuMatsCUDAMalloc(&r->buf[4], PetscMax(s[4], 1), "cusparseSpGEMMreuse buffer 4"));
+  PetscCall(BenchCUDAMalloc(&r->buf[2], PetscMax(s[2], 1), "cusparseSpGEMMreuse buffer 2"));
+  PetscCall(BenchCUDAMalloc(&r->buf[3], PetscMax(s[3], 1), "cusparseSpGEMMreuse buffer 3"));
+  PetscCall(BenchCUDAMalloc(&r->buf[4], PetscMax(s[4], 1), "cusparseSpGEMMreuse buffer 4"));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_nnz(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[2], r->buf[2], &s[3], r->buf[3], &s[4], r->buf[4]));
   BenchCallCUSPARSE(cusparseSpMatGetSize(r->C, &rows, &cols, &r->c_nnz));
-  PetscCall(GpuMatsCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C columns"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C values"));
+  PetscCall(BenchCUDAMalloc((void **)&r->c_col, sizeof(int) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C columns"));
+  PetscCall(BenchCUDAMalloc((void **)&r->c_val, sizeof(double) * (size_t)PetscMax(r->c_nnz, 1), "SpGEMM C values"));
   BenchCallCUSPARSE(cusparseCsrSetPointers(r->C, r->c_ptr, r->c_col, r->c_val));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_copy(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[5], NULL));
-  PetscCall(GpuMatsCUDAMalloc(&r->buf[5], PetscMax(s[5], 1), "cusparseSpGEMMreuse buffer 5"));
+  PetscCall(BenchCUDAMalloc(&r->buf[5], PetscMax(s[5], 1), "cusparseSpGEMMreuse buffer 5"));
   BenchCallCUSPARSE(cusparseSpGEMMreuse_copy(r->handle, OPN, OPN, r->A, r->B, r->C, CUSPARSE_SPGEMM_DEFAULT, r->reuse, &s[5], r->buf[5]));
   PetscFunctionReturn(0);
 }
@@ -222,12 +222,12 @@ static PetscErrorCode RunSpGEMMNumeric(void *ctx)
 static PetscErrorCode UploadCSR(PetscInt n, const RowCSR *h, int **dp, int **dj, double **dv, cusparseSpMatDescr_t *mat)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAMalloc((void **)dp, sizeof(int) * (n + 1), "CSR rows"));
-  PetscCall(GpuMatsCUDAMalloc((void **)dj, sizeof(int) * PetscMax(h->nnz, 1), "CSR columns"));
-  PetscCall(GpuMatsCUDAMalloc((void **)dv, sizeof(double) * PetscMax(h->nnz, 1), "CSR values"));
-  PetscCall(GpuMatsCUDACopyToDevice(*dp, h->ai, sizeof(int) * (n + 1)));
-  PetscCall(GpuMatsCUDACopyToDevice(*dj, h->aj, sizeof(int) * h->nnz));
-  PetscCall(GpuMatsCUDACopyToDevice(*dv, h->aa, sizeof(double) * h->nnz));
+  PetscCall(BenchCUDAMalloc((void **)dp, sizeof(int) * (n + 1), "CSR rows"));
+  PetscCall(BenchCUDAMalloc((void **)dj, sizeof(int) * PetscMax(h->nnz, 1), "CSR columns"));
+  PetscCall(BenchCUDAMalloc((void **)dv, sizeof(double) * PetscMax(h->nnz, 1), "CSR values"));
+  PetscCall(BenchCUDACopyToDevice(*dp, h->ai, sizeof(int) * (n + 1)));
+  PetscCall(BenchCUDACopyToDevice(*dj, h->aj, sizeof(int) * h->nnz));
+  PetscCall(BenchCUDACopyToDevice(*dv, h->aa, sizeof(double) * h->nnz));
   BenchCallCUSPARSE(cusparseCreateCsr(mat, n, n, h->nnz, *dp, *dj, *dv, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   PetscFunctionReturn(0);
 }
@@ -247,7 +247,7 @@ static PetscErrorCode BenchSpGEMM(BenchTimer *timer, PetscInt n, const RowCSR *a
   BenchCallCUSPARSE(cusparseSetStream(r.handle, timer->stream));
   PetscCall(UploadCSR(n, a, &ap, &aj, &av, &r.A));
   PetscCall(UploadCSR(n, b, &bp, &bj, &bv, &r.B));
-  PetscCall(GpuMatsCUDAMalloc((void **)&r.c_ptr, sizeof(int) * (n + 1), "SpGEMM C rows"));
+  PetscCall(BenchCUDAMalloc((void **)&r.c_ptr, sizeof(int) * (n + 1), "SpGEMM C rows"));
   BenchCallCUSPARSE(cusparseCreateCsr(&r.C, n, n, 0, r.c_ptr, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = TimeFirst(timer, ResetSpGEMMFirst, RunSpGEMMFirst, &r, warmup, first_reps, first);
@@ -269,19 +269,19 @@ static PetscErrorCode BenchSpGEMM(BenchTimer *timer, PetscInt n, const RowCSR *a
     if (*first >= 0 && *numeric < 0) *numeric = -1;
   }
   if (r.reuse) BenchCallCUSPARSE(cusparseSpGEMM_destroyDescr(r.reuse));
-  for (int i = 0; i < 6; i++) PetscCall(GpuMatsCUDAFree(r.buf[i]));
+  for (int i = 0; i < 6; i++) PetscCall(BenchCUDAFree(r.buf[i]));
   BenchCallCUSPARSE(cusparseDestroySpMat(r.A));
   BenchCallCUSPARSE(cusparseDestroySpMat(r.B));
   BenchCallCUSPARSE(cusparseDestroySpMat(r.C));
   BenchCallCUSPARSE(cusparseDestroy(r.handle));
   PetscCall(SpGEMMFreeC(&r));
-  PetscCall(GpuMatsCUDAFree(r.c_ptr));
-  PetscCall(GpuMatsCUDAFree(ap));
-  PetscCall(GpuMatsCUDAFree(aj));
-  PetscCall(GpuMatsCUDAFree(av));
-  PetscCall(GpuMatsCUDAFree(bp));
-  PetscCall(GpuMatsCUDAFree(bj));
-  PetscCall(GpuMatsCUDAFree(bv));
+  PetscCall(BenchCUDAFree(r.c_ptr));
+  PetscCall(BenchCUDAFree(ap));
+  PetscCall(BenchCUDAFree(aj));
+  PetscCall(BenchCUDAFree(av));
+  PetscCall(BenchCUDAFree(bp));
+  PetscCall(BenchCUDAFree(bj));
+  PetscCall(BenchCUDAFree(bv));
   PetscFunctionReturn(0);
 }
 

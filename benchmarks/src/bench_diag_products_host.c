@@ -12,8 +12,7 @@ C's stored values once.  C is checked against AIJ's (relative Frobenius error).\
 #include <string.h>
 #include <gpumats.h>
 #include "diag_tables.h"
-#include "diag/diag_format.h"
-#include "diag/diag_product_plan.h"
+#include <gpumats_diag_format.h>
 
 static int CompareDouble(const void *a, const void *b)
 {

@@ -21,8 +21,7 @@ static const char help[] = "Times the PCSR SpMV kernels (cuda/pcsr) against cuSP
 #include <string.h>
 #include <gpumats.h>
 extern "C" {
-#include "cuda/pcsr/pcsr_cuda.h"
-#include "src/pcsr/pcsr_format.h"
+#include <gpumats_pcsr_format.h>
 #include "bench_host.h"
 #include "matgen.h"
 }
@@ -158,9 +157,9 @@ static PetscErrorCode BenchMeasure(Bench *b, const BenchKernel *k, const double 
   } else if (k->op == BENCH_OP_PCSR_SPMVS || k->op == BENCH_OP_PCSR_SPMM) {
     const size_t n = (size_t)b->nrows * (size_t)b->spmm_k;
 
-    PetscCall(GpuMatsCUDAMemset(b->C, 0xff, n * sizeof(double)));
+    PetscCall(BenchCUDAMemset(b->C, 0xff, n * sizeof(double)));
     PetscCall(BenchRunCurrent(b));
-    PetscCall(GpuMatsCUDACopyToHost(host_y, b->C, n * sizeof(double)));
+    PetscCall(BenchCUDACopyToHost(host_y, b->C, n * sizeof(double)));
     *err = 0.0;
     for (PetscInt j = 0; j < b->spmm_k; j++) *err = PetscMax(*err, BenchMaxRelError(b->nrows, host_y + (size_t)j * b->nrows, ref + (size_t)j * b->nrows, absref + (size_t)j * b->nrows));
   } else PetscCall(BenchRunError(BenchRunCurrent, b, transpose ? b->yt : b->y, transpose ? b->ncols : b->nrows, ref, absref, host_y, err));
@@ -227,9 +226,9 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, const BenchResult *
   PetscCall(PetscTime(&t0));
   BenchCSRMultBlock(A->nrows, A->rowptr, A->colidx, A->vals, kmax, hB, A->ncols, ref, absref, A->nrows);
   PetscCall(PetscTime(&t1));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->B, (size_t)A->ncols * kmax * sizeof(double), "the SpMM block B"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->C, (size_t)A->nrows * kmax * sizeof(double), "the SpMM block C"));
-  PetscCall(GpuMatsCUDACopyToDevice(b->B, hB, (size_t)A->ncols * kmax * sizeof(double)));
+  PetscCall(BenchCUDAMalloc((void **)&b->B, (size_t)A->ncols * kmax * sizeof(double), "the SpMM block B"));
+  PetscCall(BenchCUDAMalloc((void **)&b->C, (size_t)A->nrows * kmax * sizeof(double), "the SpMM block C"));
+  PetscCall(BenchCUDACopyToDevice(b->B, hB, (size_t)A->ncols * kmax * sizeof(double)));
   b->spmv_kernel = r->best;
   for (PetscInt i = 0; i < nks; i++) {
     const PetscInt k     = ks[i];
@@ -248,8 +247,8 @@ static PetscErrorCode BenchSpMM(Bench *b, const BenchCSR *A, const BenchResult *
     PetscCall(BenchReport(b, r, "spmm", BenchKernelSpMM.name, PETSC_FALSE, k, bytes, spmm_ms, ms_min, err, BenchKernelSpMVs.name, spmvs_ms));
   }
   b->timer.spin_ns = BENCH_SPIN_NS;
-  PetscCall(GpuMatsCUDAFree(b->B));
-  PetscCall(GpuMatsCUDAFree(b->C));
+  PetscCall(BenchCUDAFree(b->B));
+  PetscCall(BenchCUDAFree(b->C));
   b->B = b->C = NULL;
   PetscCall(PetscFree4(hB, ref, absref, host_c));
   PetscFunctionReturn(0);
@@ -267,16 +266,16 @@ static PetscErrorCode BenchDevice(Bench *b, const BenchCSR *A, BenchResult *r, P
   b->nrows = A->nrows;
   b->ncols = A->ncols;
   PetscCall(PetscMalloc1(PetscMax(A->nrows, A->ncols), &host_y));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->x, (size_t)A->ncols * sizeof(double), "x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->y, (size_t)A->nrows * sizeof(double), "y"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->xt, (size_t)A->nrows * sizeof(double), "transpose x"));
-  PetscCall(GpuMatsCUDAMalloc((void **)&b->yt, (size_t)A->ncols * sizeof(double), "transpose y"));
-  PetscCall(GpuMatsCUDACopyToDevice(b->x, hx, (size_t)A->ncols * sizeof(double)));
-  if (transpose) PetscCall(GpuMatsCUDACopyToDevice(b->xt, hxt, (size_t)A->nrows * sizeof(double))); /* hxt exists only with -transpose */
-  PetscCall(GpuMatsCUDASynchronize());
+  PetscCall(BenchCUDAMalloc((void **)&b->x, (size_t)A->ncols * sizeof(double), "x"));
+  PetscCall(BenchCUDAMalloc((void **)&b->y, (size_t)A->nrows * sizeof(double), "y"));
+  PetscCall(BenchCUDAMalloc((void **)&b->xt, (size_t)A->nrows * sizeof(double), "transpose x"));
+  PetscCall(BenchCUDAMalloc((void **)&b->yt, (size_t)A->ncols * sizeof(double), "transpose y"));
+  PetscCall(BenchCUDACopyToDevice(b->x, hx, (size_t)A->ncols * sizeof(double)));
+  if (transpose) PetscCall(BenchCUDACopyToDevice(b->xt, hxt, (size_t)A->nrows * sizeof(double))); /* hxt exists only with -transpose */
+  PetscCall(BenchCUDASynchronize());
   PetscCall(PetscTime(&t0));
   PetscCall(PCSRDeviceCreateFromCSR(A->nrows, A->ncols, A->rowptr, A->colidx, A->vals, &b->dev));
-  PetscCall(GpuMatsCUDASynchronize());
+  PetscCall(BenchCUDASynchronize());
   PetscCall(PetscTime(&t1));
   PetscCall(BenchCUSPARSECreate(A, b->timer.stream, b->x, b->y, &b->cusparse));
   if (transpose) PetscCall(BenchCUSPARSESetUpTranspose(&b->cusparse, A, b->xt, b->yt));
@@ -319,10 +318,10 @@ static PetscErrorCode BenchDevice(Bench *b, const BenchCSR *A, BenchResult *r, P
 #endif
   PetscCall(BenchCUSPARSEDestroy(&b->cusparse));
   PetscCall(PCSRDeviceDestroy(&b->dev));
-  PetscCall(GpuMatsCUDAFree(b->x));
-  PetscCall(GpuMatsCUDAFree(b->y));
-  PetscCall(GpuMatsCUDAFree(b->xt));
-  PetscCall(GpuMatsCUDAFree(b->yt));
+  PetscCall(BenchCUDAFree(b->x));
+  PetscCall(BenchCUDAFree(b->y));
+  PetscCall(BenchCUDAFree(b->xt));
+  PetscCall(BenchCUDAFree(b->yt));
   PetscCall(PetscFree(host_y));
   PetscFunctionReturn(0);
 }

@@ -18,10 +18,7 @@ time of the whole matrix as seqaijpcsr on the GPU of process 0 alone.\n\
 #include <petsctime.h>
 #include <gpumats.h>
 #include "matgen.h"
-#include "gpumats_config.h"
-#if GPUMATS_HAVE_CUDA
-  #include <cuda_runtime.h>
-#endif
+#include <cuda_runtime.h> /* built only with CUDA (benchmarks/meson.build) */
 
 /* Waits for the device, if the products run on one (without a GPU the host path is timed). */
 static PetscErrorCode BenchSync(Mat A)
@@ -30,9 +27,7 @@ static PetscErrorCode BenchSync(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatGpuMatsUsesDevice(A, &uses));
-#if GPUMATS_HAVE_CUDA
   if (uses) PetscCheck(cudaDeviceSynchronize() == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "cudaDeviceSynchronize failed");
-#endif
   PetscFunctionReturn(0);
 }
 

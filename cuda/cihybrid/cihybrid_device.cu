@@ -242,3 +242,18 @@ PetscErrorCode CIHybridDeviceBytes(CIHybridDevice dev, size_t *bytes)
   *bytes = dev->bytes;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode CIHybridDeviceGetArrays(CIHybridDevice dev, MatCIHybridDeviceArrays *arrays)
+{
+  PetscFunctionBegin;
+  arrays->nrows     = dev->nrows;
+  arrays->ncols     = dev->ncols;
+  arrays->pitch     = dev->pitch;
+  arrays->ell_len   = dev->ell_len;
+  arrays->csr_start = dev->csr_start;
+  arrays->ell_col   = dev->ell_col;
+  arrays->ell_val   = dev->ell_val;
+  arrays->csr_col   = dev->csr_col;
+  arrays->csr_val   = dev->csr_val;
+  PetscFunctionReturn(0);
+}

@@ -98,18 +98,8 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
   if (!ierr) ierr = GpuMatsCUDAMemset(d->ell_col, 0xff, (size_t)d->nrows * d->pitch * sizeof(int32_t));
   if (!ierr) ierr = GpuMatsCUDAMemset(d->csr_col, 0xff, (size_t)d->nnz_csr * sizeof(int32_t));
   if (!ierr) ierr = GpuMatsCUDAMemset(d->ell_val, 0, (size_t)d->nrows * d->pitch * sizeof(PetscScalar));
-  if (!ierr) {
-    arrays.nrows     = d->nrows;
-    arrays.ncols     = d->ncols;
-    arrays.pitch     = d->pitch;
-    arrays.ell_len   = d->ell_len;
-    arrays.csr_start = d->csr_start;
-    arrays.ell_col   = d->ell_col;
-    arrays.ell_val   = d->ell_val;
-    arrays.csr_col   = d->csr_col;
-    arrays.csr_val   = d->csr_val;
-    ierr             = (*rows->fill)(rows->ctx, stream, &arrays);
-  }
+  if (!ierr) ierr = CIHybridDeviceGetArrays(d, &arrays);
+  if (!ierr) ierr = (*rows->fill)(rows->ctx, stream, &arrays);
   if (!ierr && d->nrows) {
     ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "cihybrid device assembly: error flag");
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(bad, &hbad, sizeof(int));

@@ -26,7 +26,6 @@
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "cihybrid_cudaimpl.h"
-#include "cihybrid_spmm.h"
 }
 #include "cihybrid_arrays.cuh"
 

@@ -4,20 +4,15 @@
    includes cuda_runtime.h for the common machinery. */
 #pragma once
 #include <petscsys.h>
+#include <gpumats_cuda_context.h>
 
 #if defined(__cplusplus)
 extern "C" {
 #endif
 
-/* Is a usable device present?  Selects it (node-local rank modulo device
-   count, or -gpumats_device <id>) on first call.  Never an error when no
-   device or driver is found: *avail = PETSC_FALSE and 'why' says why. */
-PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why);
-
-/* The stream all gpumats kernels and copies use: PETSc's current CUDA
-   stream when PETSc has CUDA, else one owned by gpumats. Returned as void*
-   so C code need not include cuda_runtime.h (it is a cudaStream_t). */
-PetscErrorCode GpuMatsCUDAGetStream(void **stream);
+/* GpuMatsCUDAInitialize (is a device usable? selects it) and GpuMatsCUDAGetStream (the stream
+   all gpumats kernels and copies use: PETSc's current CUDA stream when PETSc has CUDA, else one
+   owned by gpumats) are exported for the kernel interfaces' callers: <gpumats_cuda_context.h>. */
 PetscErrorCode GpuMatsCUDASynchronize(void);
 
 /* Allocation errors are PETSc errors naming 'what', the bytes asked and the bytes free. */

@@ -1,8 +1,5 @@
 /* MATSEQAIJCIHYBRID: bringing the shadow up to date, and the products on either side. */
 #include "cihybrid/cihybrid_impl.h"
-#if GPUMATS_HAVE_CUDA
-  #include "cuda/cihybrid/cihybrid_spmm.h"
-#endif
 
 #define CIHYBRID_INT32_MAX 2147483647
 

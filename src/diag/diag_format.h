@@ -1,48 +1,14 @@
-/* The DIAG storage schemes of Haque, Parvez and Hossain (Algorithms 2024, 17(1):31)
-   and their host kernels: plain C, PETSc types only.
-
-   HM (Hossain-Mahmud): only the diagonals holding a nonzero are stored, the main
-   diagonal first, then the superdiagonals by ascending offset, then the
-   subdiagonals by descending offset (-1, -2, ...).  Entry a(i,j) lies on diagonal
-   d = j - i; for an m x n matrix diagonal d holds (i, i+d) for
-   max(0,-d) <= i < min(m, n-d), and a(i,j) is its entry i - max(0,-d), which is
-   min(i,j) as in the paper (the first entry of a subdiagonal is in column 0, of a
-   superdiagonal in row 0).  Rectangular matrices have the same diagonals,
-   clipped to the shape.  Diagonals are stored one after the other without padding
-   (start[] gives where each begins).  Any m x n matrix.
-
-   CDM (compact diagonals): compact diagonal k, 0 <= k < n, holds a(i, (i+k) mod n)
-   for i = 0..n-1, i.e. superdiagonal k stacked on subdiagonal n-k; only compact
-   diagonals holding a nonzero are stored, by ascending k, each of length n (the
-   slots of the diagonal that are not in the pattern are zeros).  Square only.  Each
-   stored compact diagonal k remembers which of its two parts hold entries of the
-   pattern (DIAG_PART_UPPER: superdiagonal k, rows i < n - k, the main diagonal for
-   k = 0; DIAG_PART_LOWER: subdiagonal n - k, rows i >= n - k): the slots of an absent
-   part are padding, stored but never entries of the matrix.
-
-   The transpose needs no data movement: diagonal d of A is diagonal -d of A^T
-   (HM); compact diagonal k of A read from row (i+k) mod n is compact diagonal
-   n-k of A^T (CDM). */
+/* The DIAG storage schemes HM and CDM (the format, DiagFormat, is documented in
+   <gpumats_diag_format.h>, the format's exported kernel interface, which declares what the
+   benchmarks call: DiagFromCSR, DiagFormatFree, DiagFormatCopy, DiagMultTransposeHost) and the
+   rest of their host side: plain C, PETSc types only. */
 #pragma once
 #include <petscsys.h>
+#include <gpumats_diag_format.h>
 
 #if defined(__cplusplus)
 extern "C" {
 #endif
-
-typedef enum {
-  DIAG_SCHEME_HM  = 0,
-  DIAG_SCHEME_CDM = 1
-} DiagScheme;
-
-typedef enum {
-  DIAG_OK = 0,
-  DIAG_ERR_MEMORY,      /* host malloc failed */
-  DIAG_ERR_ARGUMENT,    /* negative sizes, a column out of range, CDM of a rectangular matrix */
-  DIAG_ERR_TOO_SPREAD,  /* the stored values would exceed the allowed multiple of the nonzeros */
-  DIAG_ERR_INCOMPATIBLE, /* a product of matrices whose sizes or schemes do not match */
-  DIAG_ERR_TOO_LARGE     /* rows + columns do not fit PetscInt (the offsets d + m - 1 are indices) */
-} DiagStatus;
 
 /* The device copy indexes rows, columns and offsets with int32 and computes i + d and
    grid sizes in int: rows + columns of a matrix (of each operand and of C in a product)
@@ -50,20 +16,6 @@ typedef enum {
    thread block (a square matrix: n <= 1073741311 per process).  The value starts are
    64-bit: the stored values (diagonals x length) have no 32-bit limit. */
 #define DIAG_MAX_DEVICE_ROWS_PLUS_COLS ((PetscInt64)2147483647 - 1024)
-
-#define DIAG_PART_UPPER 1
-#define DIAG_PART_LOWER 2
-
-typedef struct {
-  DiagScheme   scheme;
-  PetscInt     nrows, ncols;
-  PetscInt     ndiag;
-  PetscInt    *offset; /* ndiag: HM d = j - i in the scheme's order; CDM k ascending */
-  PetscInt64  *start;  /* ndiag + 1: diagonal t is val[start[t] .. start[t+1]) */
-  PetscScalar *val;
-  PetscInt64   nnz;    /* nonzeros of the pattern it was built from */
-  unsigned char *part; /* CDM: ndiag, DIAG_PART_UPPER | DIAG_PART_LOWER; HM: NULL */
-} DiagFormat;
 
 const char *DiagStatusString(DiagStatus);
 
@@ -77,14 +29,6 @@ PetscErrorCode DiagCheckDeviceSize(const DiagFormat *fmt);
 PetscInt64 DiagHMLength(PetscInt m, PetscInt n, PetscInt d);
 PetscInt   DiagHMFirstRow(PetscInt d);
 
-/* The format of the CSR matrix ai, aj, aa (m x n, ai[0] may be nonzero, entries of a
-   row in any order).  max_fill > 0 refuses (DIAG_ERR_TOO_SPREAD, *stored set) a matrix
-   whose stored values would exceed max_fill times its nonzeros (fmt then has no arrays,
-   only ndiag and nnz, for the message); 0 accepts any.  aa NULL: the structure only.  On
-   success the caller frees the format with DiagFormatFree. */
-DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt);
-void       DiagFormatFree(DiagFormat *fmt);
-
 /* The format (values zero) of an m x n matrix whose entries lie on the HM offsets marked in
    present[d + m - 1] (m + n - 1 marks); CDM takes compact diagonal d mod n with the part of d's
    sign.  entries: the matrix's nonzeros (fmt->nnz, and the measure of max_fill as in
@@ -93,8 +37,6 @@ DiagStatus DiagFromOffsets(DiagScheme scheme, PetscInt m, PetscInt n, const unsi
 /* DiagChooseScheme from the same marks. */
 DiagStatus DiagChooseSchemeFromOffsets(PetscInt m, PetscInt n, const unsigned char *present, DiagScheme *scheme, PetscInt64 *hm, PetscInt64 *cdm);
 
-/* A deep copy (dst is overwritten, not freed). */
-DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
 /* The diagonals only (offsets, starts, CDM parts; dst->val NULL), and whether two formats
    have the same diagonals (scheme, sizes, offsets, parts): a product's plan still holds. */
 DiagStatus DiagFormatCopyStructure(const DiagFormat *src, DiagFormat *dst);
@@ -140,9 +82,8 @@ PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
 /* The stored diagonal holding entry (i, j) (-1 if none) and the entry's slot in it. */
 PetscInt DiagLocate(const DiagFormat *fmt, PetscInt i, PetscInt j, PetscInt64 *slot);
 
-/* y = A x (+ y0) and y = A^T x (+ y0); y0 may be NULL or equal y. */
+/* y = A x (+ y0); y0 may be NULL or equal y (y = A^T x: DiagMultTransposeHost, exported). */
 void DiagMultHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
-void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 /* C = A B (+ C when add), B (ncols x k) and C (nrows x k) column-major with leading
    dimensions ldb and ldc. */
 void DiagSpMMHost(const DiagFormat *fmt, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

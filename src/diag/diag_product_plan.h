@@ -28,19 +28,6 @@
 extern "C" {
 #endif
 
-typedef struct {
-  PetscInt   nrows, inner, ncols; /* C is nrows x ncols, A nrows x inner, B inner x ncols */
-  DiagScheme scheme_c;
-  PetscInt   nea, neb;            /* entry diagonals of A and B */
-  PetscInt  *ea_d, *eb_d;         /* their offsets j - i */
-  PetscInt64 *ea_base, *eb_base;  /* value index of row i: base + i */
-  PetscInt   ndiag_c;
-  PetscInt64 npairs;              /* pairs with at least one row */
-  PetscInt64 *pair_start;         /* ndiag_c + 1: the pairs of C's stored diagonal c */
-  int        *pair_a, *pair_b;    /* entry diagonals of A and B, grouped by c */
-  PetscInt64 flops;               /* 2 x the multiply-adds of the numeric phase */
-} DiagProductPlan;
-
 /* The rows [*i0, *i1) where the pair (da of an nrows x inner A, db of an inner x ncols B)
    meets, and the slot shift of C's diagonal dc = da + db (slot = i - shift; 0 for CDM C). */
 DIAG_HD static inline void DiagPairSegment(PetscInt nrows, PetscInt inner, PetscInt ncols, int c_is_hm, PetscInt da, PetscInt db, PetscInt *i0, PetscInt *i1, PetscInt *cshift)
@@ -57,14 +44,8 @@ DIAG_HD static inline void DiagPairSegment(PetscInt nrows, PetscInt inner, Petsc
   *cshift = c_is_hm && dc < 0 ? -dc : 0;
 }
 
-/* The plan of C = A B and C's format without values (C->val NULL, start[], offsets and
-   CDM parts set).  C is CDM when A and B both are, else HM.  A->ncols must equal B->nrows. */
-DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C);
-void       DiagProductPlanFree(DiagProductPlan *plan);
-/* C's values (allocated by the caller) = A B, contiguous multiply-adds per (C diagonal, pair) */
-void       DiagProductPlanNumericHost(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
-/* The least bytes a numeric phase moves: A's and B's values read once, C's written once */
-PetscInt64 DiagProductPlanBytes(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C);
+/* DiagProductPlanCreate, DiagProductPlanFree, DiagProductPlanNumericHost and DiagProductPlanBytes:
+   <gpumats_diag_format.h> (exported). */
 
 #if defined(__cplusplus)
 }

@@ -1,19 +1,10 @@
 /* The host side of PCSR, plain C with no PETSc calls beyond its types: row-length
-   statistics, the automatic choice of the CUDA kernel, and the host products on the
+   statistics and the automatic choice of the CUDA kernel (exported in
+   <gpumats_pcsr_format.h>, the format's kernel interface), and the host products on the
    CSR arrays themselves (PCSR keeps CSR intact: the host path needs no copy). */
 #pragma once
-#include <gpumats.h> /* MatPCSRKernel */
+#include <gpumats_pcsr_format.h> /* PCSRRowStats, PCSRRowStatsFromCSR, PCSRChooseKernel: exported */
 
-typedef struct {
-  PetscInt   nrows, ncols;
-  PetscInt64 nnz, max_row_len, empty_rows;
-  double     mean_row_len, stddev_row_len;
-} PCSRRowStats;
-
-void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCSRRowStats *stats);
-/* The kernel MAT_PCSR_KERNEL_AUTO takes for a matrix with these statistics
-   (MAT_PCSR_KERNEL_VECTOR or MAT_PCSR_KERNEL_ADAPTIVE), and a sentence saying why. */
-MatPCSRKernel PCSRChooseKernel(const PCSRRowStats *stats, const char **why);
 /* The kernel the device runs: 'kernel' itself, or auto's choice for these statistics
    (never MAT_PCSR_KERNEL_AUTO). */
 MatPCSRKernel PCSRResolveKernel(MatPCSRKernel kernel, const PCSRRowStats *stats);

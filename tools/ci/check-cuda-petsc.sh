@@ -1,5 +1,6 @@
 #!/bin/sh
-# Compiles and links gpumats (library, tests, examples) against the CUDA-enabled
+# Compiles and links gpumats (library, tests, examples, FCI library, benchmarks: every default
+# target, -Dexamples=true builds fci/ and benchmarks/ too) against the CUDA-enabled
 # PETSc 3.22 tarball, so API differences between PETSc versions are caught on a
 # machine without GPU. Nothing is run. Usage: tools/ci/check-cuda-petsc.sh <petsc-cuda.tar.xz>
 set -e

@@ -1,0 +1,161 @@
+/* The kernel interface of the diag format, for programs that measure its kernels without a
+   Mat (benchmarks/src/bench_diag.cu, bench_diag_products.cu, bench_diag_products_host.c).  A
+   Mat of type diag needs none of this.  The format and its builder, the host product A^T x
+   and the plan of a product C = A B with its host numeric phase are plain C (any build); the
+   device copy and its launchers are defined only in a libgpumats built with CUDA: device
+   pointers are device memory, and every launcher queues its work on GpuMatsCUDAGetStream()
+   (<gpumats_cuda_context.h>) and returns without waiting, except where it says so.  The
+   library's private headers (src/diag/diag_format.h, diag_product_plan.h,
+   cuda/diag/diag_cuda.h) include this one and declare nothing of it again.
+
+   The DIAG storage schemes of Haque, Parvez and Hossain (Algorithms 2024, 17(1):31):
+
+   HM (Hossain-Mahmud): only the diagonals holding a nonzero are stored, the main
+   diagonal first, then the superdiagonals by ascending offset, then the
+   subdiagonals by descending offset (-1, -2, ...).  Entry a(i,j) lies on diagonal
+   d = j - i; for an m x n matrix diagonal d holds (i, i+d) for
+   max(0,-d) <= i < min(m, n-d), and a(i,j) is its entry i - max(0,-d), which is
+   min(i,j) as in the paper (the first entry of a subdiagonal is in column 0, of a
+   superdiagonal in row 0).  Rectangular matrices have the same diagonals,
+   clipped to the shape.  Diagonals are stored one after the other without padding
+   (start[] gives where each begins).  Any m x n matrix.
+
+   CDM (compact diagonals): compact diagonal k, 0 <= k < n, holds a(i, (i+k) mod n)
+   for i = 0..n-1, i.e. superdiagonal k stacked on subdiagonal n-k; only compact
+   diagonals holding a nonzero are stored, by ascending k, each of length n (the
+   slots of the diagonal that are not in the pattern are zeros).  Square only.  Each
+   stored compact diagonal k remembers which of its two parts hold entries of the
+   pattern (DIAG_PART_UPPER: superdiagonal k, rows i < n - k, the main diagonal for
+   k = 0; DIAG_PART_LOWER: subdiagonal n - k, rows i >= n - k): the slots of an absent
+   part are padding, stored but never entries of the matrix.
+
+   The transpose needs no data movement: diagonal d of A is diagonal -d of A^T
+   (HM); compact diagonal k of A read from row (i+k) mod n is compact diagonal
+   n-k of A^T (CDM). */
+#pragma once
+#include <petscsys.h>
+#include <gpumats_cuda_context.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+typedef enum {
+  DIAG_SCHEME_HM  = 0,
+  DIAG_SCHEME_CDM = 1
+} DiagScheme;
+
+typedef enum {
+  DIAG_OK = 0,
+  DIAG_ERR_MEMORY,      /* host malloc failed */
+  DIAG_ERR_ARGUMENT,    /* negative sizes, a column out of range, CDM of a rectangular matrix */
+  DIAG_ERR_TOO_SPREAD,  /* the stored values would exceed the allowed multiple of the nonzeros */
+  DIAG_ERR_INCOMPATIBLE, /* a product of matrices whose sizes or schemes do not match */
+  DIAG_ERR_TOO_LARGE     /* rows + columns do not fit PetscInt (the offsets d + m - 1 are indices) */
+} DiagStatus;
+
+#define DIAG_PART_UPPER 1
+#define DIAG_PART_LOWER 2
+
+typedef struct {
+  DiagScheme   scheme;
+  PetscInt     nrows, ncols;
+  PetscInt     ndiag;
+  PetscInt    *offset; /* ndiag: HM d = j - i in the scheme's order; CDM k ascending */
+  PetscInt64  *start;  /* ndiag + 1: diagonal t is val[start[t] .. start[t+1]) */
+  PetscScalar *val;
+  PetscInt64   nnz;    /* nonzeros of the pattern it was built from */
+  unsigned char *part; /* CDM: ndiag, DIAG_PART_UPPER | DIAG_PART_LOWER; HM: NULL */
+} DiagFormat;
+
+/* The format of the CSR matrix ai, aj, aa (m x n, ai[0] may be nonzero, entries of a
+   row in any order).  max_fill > 0 refuses (DIAG_ERR_TOO_SPREAD, *stored set) a matrix
+   whose stored values would exceed max_fill times its nonzeros (fmt then has no arrays,
+   only ndiag and nnz, for the message); 0 accepts any.  aa NULL: the structure only.  On
+   success the caller frees the format with DiagFormatFree. */
+PETSC_EXTERN DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, double max_fill, PetscInt64 *stored, DiagFormat *fmt);
+PETSC_EXTERN void       DiagFormatFree(DiagFormat *fmt);
+/* A deep copy (dst is overwritten, not freed). */
+PETSC_EXTERN DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
+/* y = A^T x (+ y0) on the host; y0 may be NULL or equal y. */
+PETSC_EXTERN void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* The plan of a product C = A B whatever the operands' schemes (src/diag/diag_product_plan.h
+   describes it): the pairs of "entry diagonals" of A and B that meet on each diagonal of C,
+   found by counting (the symbolic phase), and what the numeric phase costs. */
+typedef struct {
+  PetscInt   nrows, inner, ncols; /* C is nrows x ncols, A nrows x inner, B inner x ncols */
+  DiagScheme scheme_c;
+  PetscInt   nea, neb;            /* entry diagonals of A and B */
+  PetscInt  *ea_d, *eb_d;         /* their offsets j - i */
+  PetscInt64 *ea_base, *eb_base;  /* value index of row i: base + i */
+  PetscInt   ndiag_c;
+  PetscInt64 npairs;              /* pairs with at least one row */
+  PetscInt64 *pair_start;         /* ndiag_c + 1: the pairs of C's stored diagonal c */
+  int        *pair_a, *pair_b;    /* entry diagonals of A and B, grouped by c */
+  PetscInt64 flops;               /* 2 x the multiply-adds of the numeric phase */
+} DiagProductPlan;
+
+/* The plan of C = A B and C's format without values (C->val NULL, start[], offsets and
+   CDM parts set).  C is CDM when A and B both are, else HM.  A->ncols must equal B->nrows. */
+PETSC_EXTERN DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C);
+PETSC_EXTERN void       DiagProductPlanFree(DiagProductPlan *plan);
+/* C's values (allocated by the caller) = A B, contiguous multiply-adds per (C diagonal, pair) */
+PETSC_EXTERN void       DiagProductPlanNumericHost(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
+/* The least bytes a numeric phase moves: A's and B's values read once, C's written once */
+PETSC_EXTERN PetscInt64 DiagProductPlanBytes(const DiagFormat *A, const DiagFormat *B, const DiagFormat *C);
+
+/* ------------------------------------------------------------------------ */
+/* The device copy and its launchers (CUDA builds only) */
+typedef struct _n_DiagDevice *DiagDevice;
+
+/* Device copy of a DiagFormat built on the host (its offsets, starts and values; a format
+   whose val is NULL gives a copy without values, e.g. for C of a product).  Device indices
+   are 32-bit for the sizes and offsets, 64-bit for the value starts; allocation errors name
+   the array and the sizes. */
+PETSC_EXTERN PetscErrorCode DiagDeviceCreate(const DiagFormat *fmt, DiagDevice *dev);
+/* New values, same diagonals. */
+PETSC_EXTERN PetscErrorCode DiagDeviceCopyValues(DiagDevice dev, const DiagFormat *fmt);
+/* The values back into fmt->val (same diagonals); waits for them. */
+PETSC_EXTERN PetscErrorCode DiagDeviceGetValues(DiagDevice dev, DiagFormat *fmt);
+PETSC_EXTERN PetscErrorCode DiagDeviceDestroy(DiagDevice *dev);
+/* y = A x (+ y0), or y = A^T x (+ y0) when transpose (the same arrays: diagonal -d of A^T is
+   diagonal d of A); y0 NULL or equal y allowed.  One thread per entry of y, each walking the
+   diagonals: the loads of a diagonal by consecutive threads are consecutive. */
+PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* C = A B on the device, whatever the schemes, from the plan of the symbolic phase
+   (DiagProductPlanCreate on the host).  DiagDeviceProductCreate puts the plan on the device
+   (O(pairs) integers, nothing n-long); the numeric phase, again whenever A's or B's values
+   change, runs DiagDeviceProductNumeric: the banded kernel where it applies (banded CDM
+   operands, rows of A and B staged in shared memory), else the staged pairs kernel where A's
+   diagonals fit, else the pairs kernel; C written once, no atomics.  The other launchers run
+   one kernel each, so that benchmarks can time them against each other and against the
+   paper's algorithms. */
+typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
+PETSC_EXTERN PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+PETSC_EXTERN PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
+/* Rows per tile T of the banded kernel for this product (0: it does not apply: not banded,
+   mixed schemes, or too wide). */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T);
+/* The pairs kernel alone: a block per (diagonal of C, tile of 1024 rows), A and B read from L2 */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 (or 16) rows, each
+   warp walking diagonals of C (what DiagDeviceProductNumeric runs when the banded kernel does
+   not apply, A's diagonals fit and at least 16 pairs meet on each diagonal of C on average);
+   PETSC_ERR_SUP when A's diagonals do not fit.  DiagDeviceProductStagedRows gives the rows of
+   its tiles for this product: 32, 16, or 0 when they do not fit. */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+PETSC_EXTERN PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);
+/* The paper's Algorithm 2 (A, B, C all HM), the reference: one thread per stored entry of A,
+   looping over B's diagonals, atomic updates of C (set to 0 first). */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The paper's Algorithm 1 as we read it (CDM only, PETSC_ERR_SUP for HM), the reference for
+   CDM: 16 x 16 thread blocks, A's diagonals staged 16 at a time in shared memory, B read from
+   global memory; the same sums in the same order as DiagDeviceProductNumeric. */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericTiled(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+
+#if defined(__cplusplus)
+}
+#endif
