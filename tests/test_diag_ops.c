@@ -407,6 +407,30 @@ static PetscErrorCode ViewLoadInfoChecks(TestCtx *t)
     text[got] = 0;
     fclose(f);
     PetscCheck(strstr(text, "DIAG: scheme CDM") && strstr(text, "padding"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatView ::ascii_info does not show the scheme and padding: %s", text);
+  } else { /* mpidiag: the common MPI view shows each process's two blocks, read back on rank 0 */
+    char  name[PETSC_MAX_PATH_LEN], line[64];
+    FILE *f;
+
+    PetscCall(PetscSNPrintf(name, sizeof(name), "%s.info", t->binfile));
+    PetscCall(PetscViewerASCIIOpen(t->comm, name, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(Ad, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscViewerDestroy(&v));
+    if (t->rank == 0) {
+      size_t got;
+
+      f = fopen(name, "r");
+      PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+      got       = fread(text, 1, sizeof(text) - 1, f);
+      text[got] = 0;
+      fclose(f);
+      PetscCheck(strstr(text, "DIAG blocks:") && strstr(text, "off-diagonal block:") && strstr(text, "padding"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "mpidiag MatView ::ascii_info does not show its blocks: %s", text);
+      for (PetscMPIInt r = 0; r < t->size; r++) {
+        PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] diagonal block: CDM, 6 diagonals", r));
+        PetscCheck(strstr(text, line), PETSC_COMM_SELF, PETSC_ERR_PLIB, "mpidiag MatView ::ascii_info lacks \"%s\": %s", line, text);
+      }
+    }
   }
   PetscCall(MatDestroy(&Ad));
   PetscCall(MatDestroy(&Aa));
@@ -595,6 +619,28 @@ static PetscErrorCode SettingsChecks(TestCtx *t)
   PetscCall(MatDiagGetMaxFill(blk, &fill));
   PetscCall(MatDiagGetProductKernel(blk, &kernel));
   PetscCheck(scheme == MAT_DIAG_SCHEME_CDM && fill == 0 && kernel == MAT_DIAG_PRODUCT_PAPER, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag settings of the assembled matrix's %s: scheme %d, max fill %g, product kernel %d (expected cdm, 0, paper)", t->size > 1 ? "diagonal block" : "self", (int)scheme, (double)fill, (int)kernel);
+  /* the options database and the backend reach it too; a duplicate keeps the settings */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_fill", "9"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", "hm"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_max_fill"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_scheme"));
+  PetscCall(MatGpuMatsSetBackend(A, GPUMATS_BACKEND_HOST));
+  if (t->size > 1) PetscCall(MatGetDiagonalBlock(A, &blk));
+  PetscCall(MatDiagGetScheme(blk, &scheme));
+  PetscCall(MatDiagGetMaxFill(blk, &fill));
+  PetscCall(MatGpuMatsGetBackend(blk, &backend));
+  PetscCheck(scheme == MAT_DIAG_SCHEME_HM && fill == 9 && backend == GPUMATS_BACKEND_HOST, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag options of the assembled matrix's %s: scheme %d, max fill %g, backend %d (expected hm, 9, host)", t->size > 1 ? "diagonal block" : "self", (int)scheme, (double)fill, (int)backend);
+  {
+    Mat D;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+    PetscCall(MatDiagGetMaxFill(D, &fill));
+    PetscCall(MatDiagGetProductKernel(D, &kernel));
+    PetscCall(MatGpuMatsGetBackend(D, &backend));
+    PetscCall(MatDestroy(&D));
+    PetscCheck(fill == 9 && kernel == MAT_DIAG_PRODUCT_PAPER && backend == GPUMATS_BACKEND_HOST, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag MatDuplicate: max fill %g, product kernel %d, backend %d (expected 9, paper, host)", (double)fill, (int)kernel, (int)backend);
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(GlobalCSRDestroy(&csr));
   PetscFunctionReturn(0);

@@ -1,23 +1,26 @@
-/* MATMPIAIJCIHYBRID: a MATMPIAIJ whose diagonal and off-diagonal blocks are
-   MATSEQAIJCIHYBRID (the common MPI wrapper, src/common/mpishadow.c).  The
-   user's BOUNDARY and split apply to the diagonal block; the off-diagonal
-   block, whose columns are compressed ghost indices, always uses the automatic
-   entries split. */
+/* MATMPIAIJCIHYBRID, the MPI class of cihybrid (src/common/mpiclass.h): a MATMPIAIJ
+   (src/common/mpishadow.c) whose diagonal and off-diagonal blocks are both of cihybrid's
+   block class, MATSEQAIJCIHYBRID.  The user's BOUNDARY and split apply to the diagonal
+   block; the off-diagonal block, whose columns are compressed ghost indices, always uses
+   the automatic entries split. */
 #include "cihybrid/cihybrid_impl.h"
 
 static PetscErrorCode CIHybridConvertBlock(Mat B, const void *settings, GpuMatsBackend backend, PetscBool offdiagonal)
 {
-  CIHybridSettings s = *(const CIHybridSettings *)settings;
-  PetscBool        is;
+  PetscBool is;
 
   PetscFunctionBegin;
-  if (offdiagonal) {
-    s.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
-    s.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
-  }
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCIHYBRID, &is));
   if (!is) PetscCall(MatConvert_SeqAIJ_SeqAIJCIHybrid(B, MATSEQAIJCIHYBRID, MAT_INPLACE_MATRIX, &B));
-  PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(B, &s));
+  if (settings) {
+    CIHybridSettings s = *(const CIHybridSettings *)settings;
+
+    if (offdiagonal) {
+      s.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
+      s.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
+    }
+    PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(B, &s));
+  }
   PetscCall(GpuMatsShadowSetBackend(B, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -34,10 +37,10 @@ static PetscErrorCode CIHybridViewBlock(Mat B, const char *which, PetscViewer vi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Kept by the MPI wrapper and given to the blocks at each assembly */
-GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetBoundary_MPIAIJCIHybrid, MatCIHybridGetBoundary_MPIAIJCIHybrid, CIHybridSettings, boundary, PetscInt)
-GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetSplit_MPIAIJCIHybrid, MatCIHybridGetSplit_MPIAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit)
-GPUMATS_MPI_SHADOW_SETTING(MatCIHybridSetKernel_MPIAIJCIHybrid, MatCIHybridGetKernel_MPIAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel)
+/* Kept by the MPI matrix and given to the blocks at each assembly */
+GPUMATS_MPI_SETTING(MatCIHybridSetBoundary_MPIAIJCIHybrid, MatCIHybridGetBoundary_MPIAIJCIHybrid, CIHybridSettings, boundary, PetscInt)
+GPUMATS_MPI_SETTING(MatCIHybridSetSplit_MPIAIJCIHybrid, MatCIHybridGetSplit_MPIAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit)
+GPUMATS_MPI_SETTING(MatCIHybridSetKernel_MPIAIJCIHybrid, MatCIHybridGetKernel_MPIAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel)
 
 static PetscErrorCode MatCIHybridGetInfo_MPIAIJCIHybrid(Mat A, MatCIHybridInfo *info)
 {
@@ -65,9 +68,12 @@ static PetscErrorCode CIHybridComposeMPI(Mat A, PetscBool set)
 
 static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED};
 
-static const GpuMatsMPIShadowClass CIHybridMPIClass = {
+/* Both blocks: the off-diagonal one told so (its split above) */
+static const GpuMatsMPIBlockClass CIHybridMPIBlock = {CIHybridConvertBlock, NULL, CIHybridViewBlock};
+
+static const GpuMatsMPIClass CIHybridMPIClass = {
   "CIHYBRID", MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID, MATCIHYBRID, sizeof(CIHybridSettings), &CIHybridSettingsDefault,
-  CIHybridConvertBlock, CIHybridSetFromOptions, CIHybridViewBlock, CIHybridComposeMPI, MatConvert_MPIAIJ_MPIAIJCIHybrid,
+  {&CIHybridMPIBlock, PETSC_TRUE}, {&CIHybridMPIBlock, PETSC_TRUE}, CIHybridSetFromOptions, CIHybridComposeMPI, MatConvert_MPIAIJ_MPIAIJCIHybrid,
 };
 
 PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)

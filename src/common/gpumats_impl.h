@@ -1,5 +1,6 @@
-/* Private machinery shared by the formats: the AIJ shadow, backend choice,
-   vector access for the device. */
+/* Private machinery shared by the formats: the AIJ shadow, the MPI class mechanism
+   (mpiclass.h), backend choice, vector access for the device.  Nothing here knows a
+   format: the formats give common their ops tables and classes. */
 #pragma once
 #include <gpumats.h>
 #include <petsc/private/matimpl.h>
@@ -100,51 +101,8 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
 
-/* ---- MPIAIJ whose diagonal and off-diagonal blocks are a shadow type ---- */
-typedef struct {
-  const char *name;            /* "CIHYBRID" */
-  const char *seqtype, *mpitype, *roottype;
-  size_t      settings_size;    /* of the format's settings, which the wrapper keeps */
-  const void *settings_default;
-  /* makes block B (a MATSEQAIJ or already the seq type) the seq type with these settings */
-  PetscErrorCode (*convert_block)(Mat B, const void *settings, GpuMatsBackend, PetscBool offdiagonal);
-  PetscErrorCode (*set_from_options)(Mat, GPUMATS_OPTIONS_ARG); /* the format's options, through its public setters */
-  PetscErrorCode (*view_block)(Mat B, const char *which, PetscViewer); /* one line, synchronized */
-  PetscErrorCode (*compose)(Mat, PetscBool set); /* the format's own functions of the MPI type */
-  PetscErrorCode (*convert_from_mpiaij)(Mat, MatType, MatReuse, Mat *);
-} GpuMatsMPIShadowClass;
-
-typedef struct {
-  struct _MatOps               parent;
-  const GpuMatsMPIShadowClass *cls;
-  GpuMatsBackend               backend;
-  void                        *settings;
-} Mat_MPIAIJShadow;
-
-PETSC_INTERN PetscErrorCode GpuMatsMPIShadowConvert(Mat, const GpuMatsMPIShadowClass *, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode GpuMatsMPIShadowUpdateBlocks(Mat);
-PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetSettings(Mat, void **);
-/* One setting of the MPI type: 'size' bytes at 'offset' in the settings the wrapper keeps for
-   the blocks; a new value goes on to the diagonal and off-diagonal blocks when A is assembled
-   (and to the blocks of every later assembly). */
-PETSC_INTERN PetscErrorCode GpuMatsMPIShadowSetSetting(Mat, size_t offset, const void *value, size_t size);
-PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetSetting(Mat, size_t offset, void *value, size_t size);
-/* The composed Set and Get functions of one setting of an MPI shadow type: 'field' of the
-   format's settings (a SettingsType), forwarded to the blocks by GpuMatsMPIShadowSetSetting. */
-#define GPUMATS_MPI_SHADOW_SETTING(SetFunction, GetFunction, SettingsType, field, ValueType) \
-  static PetscErrorCode SetFunction(Mat A, ValueType value) \
-  { \
-    PetscFunctionBegin; \
-    PetscCall(GpuMatsMPIShadowSetSetting(A, offsetof(SettingsType, field), &value, sizeof(value))); \
-    PetscFunctionReturn(PETSC_SUCCESS); \
-  } \
-  static PetscErrorCode GetFunction(Mat A, ValueType *value) \
-  { \
-    PetscFunctionBegin; \
-    PetscCall(GpuMatsMPIShadowGetSetting(A, offsetof(SettingsType, field), value, sizeof(*value))); \
-    PetscFunctionReturn(PETSC_SUCCESS); \
-  }
-PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
+/* ---- the MPI types: one class mechanism for every format (mpiclass.h) ---- */
+#include "common/mpiclass.h"
 
 /* ---- products with a dense B ---- */
 PETSC_INTERN PetscErrorCode GpuMatsDenseIsCUDA(Mat, PetscBool *);

@@ -1,53 +1,46 @@
-/* MPIAIJ whose diagonal and off-diagonal blocks are converted to a shadow
-   format after every final assembly, so MPIAIJ's own products (scatter,
-   diagonal-block mult, off-diagonal multadd) run on the format's kernels for
-   both blocks.  One implementation for every format: the format's class
-   (GpuMatsMPIShadowClass) says how to convert a block with its settings, how
-   to read its options and how to show a block. */
+/* The storage of the MPI types hosted by MATMPIAIJ (cihybrid, pcsr): MPIAIJ's diagonal and
+   off-diagonal blocks are converted in place to the class's block kinds after every final
+   assembly (re-queried every time: disassembly creates a new off-diagonal block), so
+   MPIAIJ's own products (scatter, diagonal-block mult, off-diagonal multadd) run on the
+   format's kernels for both blocks.  The class-generic part (settings, backend, options,
+   the view of the blocks) is mpiclass.c; this file keeps MPIAIJ's ops beside it. */
 #include "common/gpumats_impl.h"
+
+typedef struct {
+  GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
+  struct _MatOps parent;
+} Mat_MPIAIJShadow;
 
 #define MPIShadowOf(A) ((Mat_MPIAIJShadow *)(A)->spptr)
 
-PetscErrorCode GpuMatsMPIShadowGetSettings(Mat A, void **settings)
+/* The blocks follow the settings once A is assembled (the assembly converts them) */
+static PetscErrorCode MPIShadowGetBlocks(Mat A, Mat *Ad, Mat *Ao)
 {
   PetscFunctionBegin;
-  *settings = MPIShadowOf(A)->settings;
+  *Ad = *Ao = NULL;
+  if (A->assembled && A->preallocated) PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsMPIShadowSetSetting(Mat A, size_t offset, const void *value, size_t size)
-{
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+static const GpuMatsMPIStorage MPIShadowStorage = {MPIShadowGetBlocks, NULL};
 
+PetscErrorCode GpuMatsMPIShadowGetParentOps(Mat A, const struct _MatOps **parent)
+{
   PetscFunctionBegin;
-  PetscCheck(offset + size <= c->cls->settings_size, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Setting at %zu (%zu bytes) outside the %s settings", offset, size, c->cls->name);
-  PetscCall(PetscMemcpy((char *)c->settings + offset, value, size));
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  *parent = &MPIShadowOf(A)->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsMPIShadowGetSetting(Mat A, size_t offset, void *value, size_t size)
+/* MPIAIJ's blocks as they are (assembled or not) become the class's, and A's vectors follow the backend */
+static PetscErrorCode MPIShadowConvertHostedBlocks(Mat A)
 {
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+  Mat Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCheck(offset + size <= c->cls->settings_size, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Setting at %zu (%zu bytes) outside the %s settings", offset, size, c->cls->name);
-  PetscCall(PetscMemcpy(value, (const char *)c->settings + offset, size));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The blocks follow the settings; re-queried every time: disassembly creates a new off-diagonal block. */
-PetscErrorCode GpuMatsMPIShadowUpdateBlocks(Mat A)
-{
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
-  Mat               Ad, Ao;
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsSetDefaultVecType(A, c->backend));
+  PetscCall(GpuMatsSetDefaultVecType(A, GpuMatsMPIOf(A)->backend));
   if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  if (Ad) PetscCall((*c->cls->convert_block)(Ad, c->settings, c->backend, PETSC_FALSE));
-  if (Ao) PetscCall((*c->cls->convert_block)(Ao, c->settings, c->backend, PETSC_TRUE));
+  PetscCall(GpuMatsMPIConvertBlocks(A, Ad, Ao));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -55,18 +48,16 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJShadow(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall((*MPIShadowOf(A)->parent.assemblyend)(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MPIShadowConvertHostedBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPIShadowComposeAll(Mat A, const GpuMatsMPIShadowClass *cls, PetscBool set);
+static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set);
 
 static PetscErrorCode MPIShadowContextDestroy(Mat A)
 {
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
-
   PetscFunctionBegin;
-  PetscCall(PetscFree(c->settings));
+  PetscCall(GpuMatsMPIFinalize(GpuMatsMPIOf(A)));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -77,30 +68,18 @@ static PetscErrorCode MatDestroy_MPIAIJShadow(Mat A)
   PetscErrorCode (*destroy)(Mat) = c->parent.destroy;
 
   PetscFunctionBegin;
-  PetscCall(MPIShadowComposeAll(A, c->cls, PETSC_FALSE));
+  PetscCall(MPIShadowComposeAll(A, PETSC_FALSE));
   PetscCall(MPIShadowContextDestroy(A));
   PetscCall((*destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The products are MPIAIJ's: they begin the scatter of the ghost values, run the diagonal
-   block's product, then end the scatter.  A block that refuses to run (-mat_gpumats_backend
-   cuda with no usable device) must refuse before the scatter begins: an error between the
-   two leaves the scatter outstanding, and MatDestroy then fails on it. */
-static PetscErrorCode MPIShadowCheckBackend(Mat A)
-{
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
-  PetscBool         uses;
-
-  PetscFunctionBegin;
-  if (c->backend == GPUMATS_BACKEND_CUDA) PetscCall(GpuMatsBackendUsesDevice(A, c->backend, &uses));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+   block's product, then end the scatter; the backend is checked before (mpiclass.c). */
 static PetscErrorCode MatMult_MPIAIJShadow(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall(GpuMatsMPICheckBackend(A));
   PetscCall((*MPIShadowOf(A)->parent.mult)(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -108,7 +87,7 @@ static PetscErrorCode MatMult_MPIAIJShadow(Mat A, Vec x, Vec y)
 static PetscErrorCode MatMultAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall(GpuMatsMPICheckBackend(A));
   PetscCall((*MPIShadowOf(A)->parent.multadd)(A, x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -116,7 +95,7 @@ static PetscErrorCode MatMultAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
 static PetscErrorCode MatMultTranspose_MPIAIJShadow(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall(GpuMatsMPICheckBackend(A));
   PetscCall((*MPIShadowOf(A)->parent.multtranspose)(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -124,22 +103,18 @@ static PetscErrorCode MatMultTranspose_MPIAIJShadow(Mat A, Vec x, Vec y)
 static PetscErrorCode MatMultTransposeAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MPIShadowCheckBackend(A));
+  PetscCall(GpuMatsMPICheckBackend(A));
   PetscCall((*MPIShadowOf(A)->parent.multtransposeadd)(A, x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatDuplicate_MPIAIJShadow(Mat A, MatDuplicateOption op, Mat *B)
 {
-  Mat_MPIAIJShadow *c = MPIShadowOf(A), *d;
-
   PetscFunctionBegin;
   /* MatDuplicate_MPIAIJ creates B with A's type name and duplicates the blocks */
-  PetscCall((*c->parent.duplicate)(A, op, B));
-  d          = MPIShadowOf(*B);
-  d->backend = c->backend;
-  PetscCall(PetscMemcpy(d->settings, c->settings, c->cls->settings_size));
-  PetscCall(GpuMatsMPIShadowUpdateBlocks(*B));
+  PetscCall((*MPIShadowOf(A)->parent.duplicate)(A, op, B));
+  PetscCall(GpuMatsMPICopySettings(A, *B));
+  PetscCall(MPIShadowConvertHostedBlocks(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -149,49 +124,16 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
-  PetscCall((*c->cls->set_from_options)(A, PetscOptionsObject));
-  PetscCall(GpuMatsBackendFromOptions(&c->backend, PetscOptionsObject));
-  if (A->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
+  PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MPIAIJ's view, then (ASCII info) the section of the blocks */
 static PetscErrorCode MatView_MPIAIJShadow(Mat A, PetscViewer viewer)
 {
-  Mat_MPIAIJShadow *c = MPIShadowOf(A);
-  PetscBool         ascii;
-  PetscViewerFormat format;
-  Mat               Ad, Ao;
-
   PetscFunctionBegin;
-  PetscCall((*c->parent.view)(A, viewer));
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%s blocks:\n", c->cls->name));
-  PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-  PetscCall((*c->cls->view_block)(Ad, "diagonal", viewer));
-  PetscCall((*c->cls->view_block)(Ao, "off-diagonal", viewer));
-  PetscCall(PetscViewerFlush(viewer));
-  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
-  PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGpuMatsSetBackend_MPIAIJShadow(Mat A, GpuMatsBackend backend)
-{
-  PetscFunctionBegin;
-  MPIShadowOf(A)->backend = backend;
-  PetscCall(GpuMatsMPIShadowUpdateBlocks(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGpuMatsGetBackend_MPIAIJShadow(Mat A, GpuMatsBackend *backend)
-{
-  PetscFunctionBegin;
-  *backend = MPIShadowOf(A)->backend;
+  PetscCall((*MPIShadowOf(A)->parent.view)(A, viewer));
+  if (A->assembled) PetscCall(GpuMatsMPIViewBlocks(A, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -207,28 +149,24 @@ static PetscErrorCode MatConvert_MPIAIJShadow_MPIAIJ(Mat A, MatType type, MatReu
     if (Ad) PetscCall(MatConvert(Ad, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ad));
     if (Ao) PetscCall(MatConvert(Ao, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ao));
   }
-  PetscCall(MPIShadowComposeAll(B, MPIShadowOf(B)->cls, PETSC_FALSE));
+  PetscCall(MPIShadowComposeAll(B, PETSC_FALSE));
   *B->ops = MPIShadowOf(B)->parent;
   PetscCall(MPIShadowContextDestroy(B));
   PetscCall(GpuMatsBecomeAIJ(B, MATMPIAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPIShadowComposeAll(Mat A, const GpuMatsMPIShadowClass *cls, PetscBool set)
+/* The class-generic functions (mpiclass.c, the class's own last), then MPIAIJ's conversion
+   back and the products with a dense B */
+static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set)
 {
-  char name[256];
+  const GpuMatsMPIClass *cls = GpuMatsMPIOf(A)->cls;
+  char                   name[256];
 
   PetscFunctionBegin;
-  /* the names MatConvert() looks for, with the type's full and root name */
+  PetscCall(GpuMatsMPICompose(A, set));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_mpiaij_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatConvert_MPIAIJShadow_MPIAIJ : NULL));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_mpiaij_%s_C", cls->mpitype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? cls->convert_from_mpiaij : NULL));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_mpiaij_%s_C", cls->roottype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? cls->convert_from_mpiaij : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIAIJShadow : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIAIJShadow : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_Backend : NULL));
   /* A * dense B: both blocks through the format's SpMM (mpidense_product.c) */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpidense_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));
@@ -236,12 +174,11 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, const GpuMatsMPIShadowClass *cl
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpidensecuda_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));
 #endif
-  if (cls->compose) PetscCall((*cls->compose)(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A MATMPIAIJ (MAT_INPLACE_MATRIX) or a copy of it becomes the MPI type of the class. */
-PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIShadowClass *cls, MatReuse reuse, Mat *newmat)
+PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReuse reuse, Mat *newmat)
 {
   Mat               B;
   Mat_MPIAIJShadow *c;
@@ -255,11 +192,8 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIShadowClass *cls, 
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATMPIAIJ can be converted", ((PetscObject)B)->type_name, cls->mpitype);
 
   PetscCall(PetscNew(&c));
-  c->parent  = *B->ops;
-  c->cls     = cls;
-  c->backend = GPUMATS_BACKEND_AUTO;
-  PetscCall(PetscMalloc(cls->settings_size, &c->settings));
-  PetscCall(PetscMemcpy(c->settings, cls->settings_default, cls->settings_size));
+  c->parent = *B->ops;
+  PetscCall(GpuMatsMPIInitialize(&c->mpi, cls, &MPIShadowStorage));
   B->spptr = c;
 
   B->ops->assemblyend      = MatAssemblyEnd_MPIAIJShadow;
@@ -274,9 +208,9 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIShadowClass *cls, 
 #if defined(PETSC_HAVE_DEVICE)
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
 #endif
-  PetscCall(MPIShadowComposeAll(B, cls, PETSC_TRUE));
+  PetscCall(MPIShadowComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, cls->mpitype));
-  if (B->assembled) PetscCall(GpuMatsMPIShadowUpdateBlocks(B));
-  else PetscCall(GpuMatsSetDefaultVecType(B, c->backend));
+  if (B->assembled) PetscCall(MPIShadowConvertHostedBlocks(B));
+  else PetscCall(GpuMatsSetDefaultVecType(B, c->mpi.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -61,18 +61,13 @@ static PetscErrorCode GpuMatsRedistributedKeepSettings(Mat A, Mat B)
 {
   PetscErrorCode (*setbackend)(Mat, GpuMatsBackend) = NULL;
   PetscBool      same;
-  void          *sa, *sb;
-  GpuMatsBackend backend;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, ((PetscObject)A)->type_name, &same));
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGpuMatsSetBackend_C", &setbackend));
   if (!same || !setbackend) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsMPIShadowGetSettings(A, &sa));
-  PetscCall(GpuMatsMPIShadowGetSettings(B, &sb));
-  PetscCall(PetscMemcpy(sb, sa, ((Mat_MPIAIJShadow *)A->spptr)->cls->settings_size));
-  PetscCall(MatGpuMatsGetBackend(A, &backend));
-  PetscCall(MatGpuMatsSetBackend(B, backend)); /* gives the settings to the blocks */
+  PetscCall(GpuMatsMPICopySettings(A, B));
+  PetscCall(GpuMatsMPIUpdateBlocks(B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

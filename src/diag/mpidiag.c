@@ -1,7 +1,10 @@
-/* MATMPIDIAG, the MPI class of diag: rows distributed as PETSc does; each process holds its diagonal block
+/* MATMPIDIAG, the MPI type of diag: rows distributed as PETSc does; each process holds its diagonal block
    (local rows x local columns) as a seqdiag and the rest of its rows (the columns of
    other processes, compacted to the ones present) as a seqaijpcsr, with the ghost
-   values of x brought by a VecScatter, like MPIAIJ.  Until the first assembly the
+   values of x brought by a VecScatter, like MPIAIJ.  Its class (mpidiag_class.c) goes
+   through the common MPI mechanism (src/common/mpiclass.h): settings, backend, options,
+   the view of the blocks; this file is its storage (the blocks and the scatter it owns,
+   multiplied by src/common/mpiblocks.c), creation, conversion and copies.  Until the first assembly the
    entries are staged (mpidiag_assembly.c; any process may set any row) in an MPIAIJ whose
    pattern decides the diagonals and the ghost columns.  After it, each process sets entries
    of its own rows on the stored diagonals and ghost columns. */
@@ -31,25 +34,13 @@ PetscErrorCode MPIDiagBuildFromMPIAIJ(Mat M, Mat P)
   PetscCall(VecScatterDestroy(&c->Mvctx));
   PetscCall(PetscFree(c->garray));
   PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, &garray));
-  /* the diagonal block: its diagonals found with this matrix's settings */
-  PetscCall(MatCreate(PETSC_COMM_SELF, &c->A));
-  PetscCall(MatSetSizes(c->A, Ad->rmap->n, Ad->cmap->n, Ad->rmap->n, Ad->cmap->n));
-  PetscCall(MatSetType(c->A, MATSEQDIAG));
-  ((Mat_SeqDiag *)c->A->spptr)->settings = c->settings;
-  PetscCall(GpuMatsShadowSetBackend(c->A, c->backend));
-  PetscCall(PetscLayoutSetUp(c->A->rmap));
-  PetscCall(PetscLayoutSetUp(c->A->cmap));
-  c->A->preallocated = PETSC_TRUE;
-  PetscCall(MatDiagBuildFromAIJ_SeqDiag(c->A, Ad));
-  c->A->assembled = PETSC_TRUE;
-  /* the off-process block as it is (few entries, any columns): CSR on the pcsr kernels */
+  /* the blocks of the class (mpidiag_class.c): a seqdiag whose diagonals are found with this
+     matrix's settings, the off-process block as it is (few entries, any columns) on the pcsr kernels */
   c->nghost = Ao->cmap->n;
   PetscCall(PetscMalloc1(PetscMax(c->nghost, 1), &c->garray));
   PetscCall(PetscArraycpy(c->garray, garray, c->nghost));
-  PetscCall(MatDuplicate(Ao, MAT_COPY_VALUES, &c->B));
-  PetscCall(MatConvert(c->B, MATSEQAIJPCSR, MAT_INPLACE_MATRIX, &c->B));
+  PetscCall(GpuMatsMPICreateBlocks(M, Ad, Ao, &c->A, &c->B));
   PetscCall(MatSetOption(c->B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE)); /* the ghost pattern is fixed too */
-  PetscCall(MatGpuMatsSetBackend(c->B, c->backend));
   /* ghost values of x: a scatter from x to lvec, on the device when x lives there */
 #if defined(PETSC_HAVE_CUDA)
   {
@@ -84,55 +75,26 @@ PetscErrorCode MatMPIDiagGetLocalBlocks(Mat M, Mat *A, Mat *B, VecScatter *scatt
 
 /* ---- MatSetUp, MatSetValues, assembly: mpidiag_assembly.c ------------------- */
 
-/* ---- the multiplies: diagonal block while the ghosts travel, then the rest ---- */
+/* ---- the storage: the blocks and the scatter, for the common mechanism ---------- */
 
-static PetscErrorCode MatMultAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
+static PetscErrorCode MPIDiagGetBlocks(Mat M, Mat *A, Mat *B)
 {
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
   PetscFunctionBegin;
-  PetscCall(MPIDiagCheckAssembled(M, "MatMult"));
-  if (c->backend == GPUMATS_BACKEND_CUDA) { /* refuse before the scatter begins: an error in the block's product would leave it outstanding */
-    PetscBool uses;
-
-    PetscCall(GpuMatsBackendUsesDevice(M, c->backend, &uses));
-  }
-  PetscCall(VecScatterBegin(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  if (y0) PetscCall((*c->A->ops->multadd)(c->A, x, y0, y));
-  else PetscCall((*c->A->ops->mult)(c->A, x, y));
-  PetscCall(VecScatterEnd(c->Mvctx, x, c->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  if (c->nghost) PetscCall((*c->B->ops->multadd)(c->B, c->lvec, y, y));
+  *A = MPIDiagOf(M)->A; /* NULL before the first assembly */
+  *B = MPIDiagOf(M)->B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMult_MPIDiag(Mat M, Vec x, Vec y)
+static PetscErrorCode MPIDiagGetScatter(Mat M, VecScatter *scatter, Vec *lvec)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultAdd_MPIDiag(M, x, NULL, y));
+  *scatter = MPIDiagOf(M)->Mvctx;
+  *lvec    = MPIDiagOf(M)->lvec;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMultTransposeAdd_MPIDiag(Mat M, Vec x, Vec y0, Vec y)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  PetscCall(MPIDiagCheckAssembled(M, "MatMultTranspose"));
-  if (c->nghost) PetscCall((*c->B->ops->multtranspose)(c->B, x, c->lvec));
-  else PetscCall(VecSet(c->lvec, 0.0));
-  if (y0) PetscCall((*c->A->ops->multtransposeadd)(c->A, x, y0, y));
-  else PetscCall((*c->A->ops->multtranspose)(c->A, x, y));
-  PetscCall(VecScatterBegin(c->Mvctx, c->lvec, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(c->Mvctx, c->lvec, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatMultTranspose_MPIDiag(Mat M, Vec x, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(MatMultTransposeAdd_MPIDiag(M, x, NULL, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* the multiplies: src/common/mpiblocks.c, the diagonal block while the ghosts travel */
+static const GpuMatsMPIStorage MPIDiagStorage = {MPIDiagGetBlocks, MPIDiagGetScatter};
 
 /* ---- the algebra: mpidiag_algebra.c; the solvers' operations: mpidiag_solverops.c ---- */
 
@@ -200,7 +162,7 @@ static PetscErrorCode MatConvert_MPIDiag(Mat M, MatType type, MatReuse reuse, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatConvert_MPIAIJ_MPIDiag(Mat P, MatType type, MatReuse reuse, Mat *newmat)
+PetscErrorCode MatConvert_MPIAIJ_MPIDiag(Mat P, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat M;
 
@@ -250,8 +212,7 @@ static PetscErrorCode MatDuplicate_MPIDiag(Mat M, MatDuplicateOption op, Mat *N)
   PetscCall(MatCreate(PetscObjectComm((PetscObject)M), N));
   PetscCall(MatSetSizes(*N, M->rmap->n, M->cmap->n, M->rmap->N, M->cmap->N));
   PetscCall(MatSetType(*N, MATMPIDIAG));
-  MPIDiagOf(*N)->settings = MPIDiagOf(M)->settings;
-  MPIDiagOf(*N)->backend  = MPIDiagOf(M)->backend;
+  PetscCall(GpuMatsMPICopySettings(M, *N));
   PetscCall(MPIDiagSetUpLayout(*N));
   PetscCall(MPIDiagBuildFromMPIAIJ(*N, P));
   PetscCall(MatDestroy(&P));
@@ -302,8 +263,7 @@ static PetscErrorCode MatTranspose_MPIDiag(Mat M, MatReuse reuse, Mat *T)
     PetscCall(MatCreate(PetscObjectComm((PetscObject)M), &N));
     PetscCall(MatSetSizes(N, Pt->rmap->n, Pt->cmap->n, Pt->rmap->N, Pt->cmap->N));
     PetscCall(MatSetType(N, MATMPIDIAG));
-    MPIDiagOf(N)->settings = MPIDiagOf(M)->settings;
-    MPIDiagOf(N)->backend  = MPIDiagOf(M)->backend;
+    PetscCall(GpuMatsMPICopySettings(M, N));
     PetscCall(MPIDiagSetUpLayout(N));
   }
   PetscCall(MPIDiagRebuildFrom(N, Pt));
@@ -312,9 +272,10 @@ static PetscErrorCode MatTranspose_MPIDiag(Mat M, MatReuse reuse, Mat *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ASCII info: the section of the blocks (src/common/mpiclass.c); any other viewer sees
+   the entries as MPIAIJ shows them */
 static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
 {
-  Mat_MPIDiag      *c = MPIDiagOf(M);
   PetscBool         ascii;
   PetscViewerFormat format = PETSC_VIEWER_DEFAULT;
   Mat               P;
@@ -323,22 +284,7 @@ static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (ascii) PetscCall(PetscViewerGetFormat(viewer, &format));
   if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
-    MatDiagInfo info;
-    PetscMPIInt rank;
-
-    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)M), &rank));
-    if (!c->A) {
-      PetscCall(PetscViewerASCIIPrintf(viewer, "MPIDIAG: not assembled yet\n"));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(MatDiagGetInfo_SeqDiag(c->A, &info));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MPIDIAG: diagonal blocks in diag, the other columns in pcsr; per process:\n"));
-    PetscCall(PetscViewerASCIIPushTab(viewer));
-    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] %s, %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " entries, %" PetscInt64_FMT " padding; %" PetscInt_FMT " ghost columns\n", rank, info.scheme == MAT_DIAG_SCHEME_CDM ? "CDM" : "HM", info.ndiag, info.entries, info.padding, c->nghost));
-    PetscCall(PetscViewerFlush(viewer));
-    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
-    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscCall(GpuMatsMPIViewBlocks(M, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MPIDiagToMPIAIJ(M, &P));
@@ -348,128 +294,12 @@ static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- options, settings, backend ---------------------------------------------- */
-
-static PetscErrorCode MatSetFromOptions_MPIDiag(Mat M, GPUMATS_OPTIONS_ARG)
-{
-  Mat_MPIDiag   *c = MPIDiagOf(M);
-  GpuMatsBackend backend;
-
-  PetscFunctionBegin;
-  PetscCall(DiagSetFromOptions(M, &c->settings, PetscOptionsObject));
-  PetscCall(MatGpuMatsGetBackend(M, &backend));
-  PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
-  PetscCall(MatGpuMatsSetBackend(M, backend));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGpuMatsSetBackend_MPIDiag(Mat M, GpuMatsBackend backend)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  c->backend = backend;
-  PetscCall(GpuMatsSetDefaultVecType(M, backend));
-  if (c->A) {
-    PetscCall(MatGpuMatsSetBackend(c->A, backend));
-    PetscCall(MatGpuMatsSetBackend(c->B, backend));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGpuMatsGetBackend_MPIDiag(Mat M, GpuMatsBackend *backend)
-{
-  PetscFunctionBegin;
-  *backend = MPIDiagOf(M)->backend;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagSetScheme_MPIDiag(Mat M, MatDiagScheme scheme)
-{
-  PetscFunctionBegin;
-  MPIDiagOf(M)->settings.scheme = scheme;
-  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetScheme(MPIDiagOf(M)->A, scheme));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagGetScheme_MPIDiag(Mat M, MatDiagScheme *scheme)
-{
-  PetscFunctionBegin;
-  if (MPIDiagOf(M)->A) PetscCall(MatDiagGetScheme(MPIDiagOf(M)->A, scheme));
-  else *scheme = MPIDiagOf(M)->settings.scheme;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The settings are the MPI matrix's (the blocks built at each assembly take them) and, once
-   assembled, its diagonal block's too */
-static PetscErrorCode MatDiagSetMaxFill_MPIDiag(Mat M, PetscReal max_fill)
-{
-  PetscFunctionBegin;
-  MPIDiagOf(M)->settings.max_fill = max_fill;
-  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetMaxFill(MPIDiagOf(M)->A, max_fill));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagGetMaxFill_MPIDiag(Mat M, PetscReal *max_fill)
-{
-  PetscFunctionBegin;
-  *max_fill = MPIDiagOf(M)->settings.max_fill;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagSetProductKernel_MPIDiag(Mat M, MatDiagProductKernel kernel)
-{
-  PetscFunctionBegin;
-  MPIDiagOf(M)->settings.product = kernel;
-  if (MPIDiagOf(M)->A) PetscCall(MatDiagSetProductKernel(MPIDiagOf(M)->A, kernel));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagGetProductKernel_MPIDiag(Mat M, MatDiagProductKernel *kernel)
-{
-  PetscFunctionBegin;
-  *kernel = MPIDiagOf(M)->settings.product;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDiagGetInfo_MPIDiag(Mat M, MatDiagInfo *info)
-{
-  PetscFunctionBegin;
-  PetscCall(MPIDiagCheckAssembled(M, "MatDiagGetInfo"));
-  PetscCall(MatDiagGetInfo_SeqDiag(MPIDiagOf(M)->A, info));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-#if defined(PETSC_HAVE_DEVICE)
-static PetscErrorCode MatBindToCPU_MPIDiag(Mat M, PetscBool flg)
-{
-  Mat_MPIDiag *c = MPIDiagOf(M);
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsSetDefaultVecType(M, flg ? GPUMATS_BACKEND_HOST : c->backend));
-  if (c->A) {
-    PetscCall(MatBindToCPU(c->A, flg));
-    PetscCall(MatBindToCPU(c->B, flg));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
-
+/* The common MPI functions (backend, MatGpuMatsUsesDevice_C, conversion from MPIAIJ, the
+   class's settings: src/common/mpiclass.c), then the type's own */
 static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
 {
   PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsSetBackend_C", set ? MatGpuMatsSetBackend_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsGetBackend_C", set ? MatGpuMatsGetBackend_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatGpuMatsUsesDevice_C", set ? MatGpuMatsUsesDevice_Backend : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetScheme_C", set ? MatDiagSetScheme_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetScheme_C", set ? MatDiagGetScheme_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetMaxFill_C", set ? MatDiagSetMaxFill_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetMaxFill_C", set ? MatDiagGetMaxFill_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetProductKernel_C", set ? MatDiagSetProductKernel_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetProductKernel_C", set ? MatDiagGetProductKernel_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_mpidiag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatConvert_mpiaij_diag_C", set ? MatConvert_MPIAIJ_MPIDiag : NULL));
+  PetscCall(GpuMatsMPICompose(M, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatAXPYGetPreallocation_C", set ? MatAXPYGetPreallocation_MPIDiag : NULL));
   PetscCall(MPIDiagComposeAssembly(M, set));
   PetscCall(MatDiagComposeAIJProducts(M, set)); /* sparse products through MPIAIJ (diag_product_aij.c) */
@@ -490,6 +320,8 @@ static PetscErrorCode MatDestroy_MPIDiag(Mat M)
   PetscCall(PetscFree(c->garray));
   PetscCall(PetscFree2(c->row_cols, c->row_vals));
   PetscCall(PetscFree(M->data));
+  PetscCall(GpuMatsMPIFinalize(GpuMatsMPIOf(M)));
+  PetscCall(PetscFree(M->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -503,23 +335,24 @@ M*/
 PetscErrorCode MatCreate_MPIDiag(Mat M)
 {
   Mat_MPIDiag *c;
+  GpuMatsMPI  *mpi;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&c));
-  c->settings.scheme   = MAT_DIAG_SCHEME_AUTO;
-  c->settings.max_fill = 3;
-  c->backend           = GPUMATS_BACKEND_AUTO;
-  M->data              = c;
+  PetscCall(PetscNew(&mpi));
+  PetscCall(GpuMatsMPIInitialize(mpi, &DiagMPIClass, &MPIDiagStorage));
+  M->data  = c;
+  M->spptr = mpi;
   if (M->rmap->n >= 0 || M->rmap->N >= 0) PetscCall(PetscLayoutSetUp(M->rmap)); /* as for seqdiag */
   if (M->cmap->n >= 0 || M->cmap->N >= 0) PetscCall(PetscLayoutSetUp(M->cmap));
   M->ops->setup            = MatSetUp_MPIDiag;
   M->ops->setvalues        = MatSetValues_MPIDiag;
   M->ops->assemblybegin    = MatAssemblyBegin_MPIDiag;
   M->ops->assemblyend      = MatAssemblyEnd_MPIDiag;
-  M->ops->mult             = MatMult_MPIDiag;
-  M->ops->multadd          = MatMultAdd_MPIDiag;
-  M->ops->multtranspose    = MatMultTranspose_MPIDiag;
-  M->ops->multtransposeadd = MatMultTransposeAdd_MPIDiag;
+  M->ops->mult             = MatMult_GpuMatsMPIBlocks;
+  M->ops->multadd          = MatMultAdd_GpuMatsMPIBlocks;
+  M->ops->multtranspose    = MatMultTranspose_GpuMatsMPIBlocks;
+  M->ops->multtransposeadd = MatMultTransposeAdd_GpuMatsMPIBlocks;
   M->ops->getdiagonal      = MatGetDiagonal_MPIDiag;
   M->ops->getdiagonalblock = MatGetDiagonalBlock_MPIDiag;
   M->ops->scale            = MatScale_MPIDiag;
@@ -535,7 +368,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->copy             = MatCopy_MPIDiag;
   M->ops->transpose        = MatTranspose_MPIDiag;
   M->ops->view             = MatView_MPIDiag;
-  M->ops->setfromoptions   = MatSetFromOptions_MPIDiag;
+  M->ops->setfromoptions   = GpuMatsMPISetFromOptions;
   M->ops->setoption        = MatSetOption_MPIDiag;
   M->ops->destroy          = MatDestroy_MPIDiag;
   M->ops->fdcoloringcreate = MatFDColoringCreate_Diag;
@@ -543,12 +376,12 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->fdcoloringapply  = MatFDColoringApply_Diag;
   M->ops->productsetfromoptions = MatProductSetFromOptions_Diag_ThroughAIJ; /* mpidiag x mpidiag: through MPIAIJ */
 #if defined(PETSC_HAVE_DEVICE)
-  M->ops->bindtocpu = MatBindToCPU_MPIDiag;
+  M->ops->bindtocpu = MatBindToCPU_GpuMatsMPI;
   M->boundtocpu     = PETSC_FALSE;
 #endif
   PetscCall(MatMPIDiagInstallOps(M)); /* SOR, zero rows, diagonal scale/set, AXPY, submatrices: mpidiag_solverops.c */
   PetscCall(MPIDiagCompose(M, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)M, MATMPIDIAG));
-  PetscCall(GpuMatsSetDefaultVecType(M, c->backend));
+  PetscCall(GpuMatsSetDefaultVecType(M, mpi->backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

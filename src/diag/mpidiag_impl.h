@@ -1,6 +1,9 @@
-/* MATMPIDIAG's private structure, shared by the type (mpidiag.c), its staging and assembly
-   (mpidiag_assembly.c), its algebra (mpidiag_algebra.c) and the operations PETSc's solvers
-   call on it (mpidiag_solverops.c). */
+/* MATMPIDIAG's private structure, shared by the type (mpidiag.c), its class (mpidiag_class.c:
+   the blocks, settings and options of the common MPI mechanism, src/common/mpiclass.h), its
+   staging and assembly (mpidiag_assembly.c), its algebra (mpidiag_algebra.c) and the
+   operations PETSc's solvers call on it (mpidiag_solverops.c).  M->data is the Mat_MPIDiag
+   (the storage: blocks, ghost columns, scatter, staging); M->spptr the common GpuMatsMPI
+   (class, backend, settings). */
 #pragma once
 #include "diag/diag_impl.h"
 
@@ -19,14 +22,17 @@ typedef struct {
   PetscInt64    *phase_end; /* staged.count at each flush assembly */
   PetscInt       nphases, phase_capacity;
   PetscBool      column_oriented; /* MAT_ROW_ORIENTED false */
-  DiagSettings   settings;
-  GpuMatsBackend backend;
   PetscInt      *row_cols; /* MatGetRow's scratch */
   PetscScalar   *row_vals;
   PetscInt       row_capacity;
 } Mat_MPIDiag;
 
-#define MPIDiagOf(M) ((Mat_MPIDiag *)(M)->data)
+#define MPIDiagOf(M)         ((Mat_MPIDiag *)(M)->data)
+#define MPIDiagSettingsOf(M) ((DiagSettings *)GpuMatsMPIOf(M)->settings) /* the MPI matrix's, for its blocks */
+
+/* mpidiag_class.c: the class of the common MPI mechanism */
+PETSC_INTERN const GpuMatsMPIClass DiagMPIClass;
+PETSC_INTERN PetscErrorCode        MatConvert_MPIAIJ_MPIDiag(Mat, MatType, MatReuse, Mat *);
 
 /* mpidiag.c: refuses an operation (op) before the first assembly */
 PETSC_INTERN PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op);

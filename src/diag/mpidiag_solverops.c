@@ -266,14 +266,13 @@ static PetscErrorCode MatDiagonalSet_MPIDiag(Mat M, Vec D, InsertMode mode)
    with M's settings */
 static PetscErrorCode MPIDiagCheckFits(Mat M, Mat P, const char *op, PetscBool *fits)
 {
-  Mat_MPIDiag    *c = MPIDiagOf(M);
   Mat             Ad, Ao;
   const PetscInt *garray;
   PetscBool       local;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, &garray));
-  PetscCall(DiagAIJFits(Ad, &c->settings, &local));
+  PetscCall(DiagAIJFits(Ad, MPIDiagSettingsOf(M), &local));
   PetscCall(MPIU_Allreduce(&local, fits, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -286,7 +285,7 @@ static PetscErrorCode MPIDiagRequireFits(Mat M, Mat *P, const char *op)
   PetscFunctionBegin;
   PetscCall(MPIDiagCheckFits(M, *P, op, &fits));
   if (!fits) PetscCall(MatDestroy(P));
-  PetscCheck(fits, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "mpidiag %s: on some process the result's diagonal block would spread over too many diagonals (the limit is -mat_diag_max_fill %g). Use an AIJ matrix for this result, or raise -mat_diag_max_fill (0: no limit)", op, (double)MPIDiagOf(M)->settings.max_fill);
+  PetscCheck(fits, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "mpidiag %s: on some process the result's diagonal block would spread over too many diagonals (the limit is -mat_diag_max_fill %g). Use an AIJ matrix for this result, or raise -mat_diag_max_fill (0: no limit)", op, (double)MPIDiagSettingsOf(M)->max_fill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -298,8 +297,7 @@ static PetscErrorCode MPIDiagNewFrom(Mat M, Mat P, Mat *B)
   PetscCall(MatSetSizes(*B, P->rmap->n, P->cmap->n, P->rmap->N, P->cmap->N));
   PetscCall(MatSetType(*B, MATMPIDIAG));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*B, ((PetscObject)M)->prefix));
-  MPIDiagOf(*B)->settings = MPIDiagOf(M)->settings;
-  MPIDiagOf(*B)->backend  = MPIDiagOf(M)->backend;
+  PetscCall(GpuMatsMPICopySettings(M, *B));
   PetscCall(MatSetUp(*B));
   PetscCall(MatDestroy(&MPIDiagOf(*B)->stage));
   PetscCall(MPIDiagRebuildFrom(*B, P));

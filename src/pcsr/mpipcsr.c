@@ -1,9 +1,11 @@
-/* MATMPIAIJPCSR: a MATMPIAIJ whose diagonal and off-diagonal blocks are
-   MATSEQAIJPCSR (the common MPI wrapper, src/common/mpishadow.c); MatLoad gives
-   it the row distribution of its partition setting, one of the paper's two:
-   equal rows (PCSR-I, PETSc's default) or equal nonzeros (PCSR-II, computed by
+/* MATMPIAIJPCSR, the MPI class of pcsr (src/common/mpiclass.h): a MATMPIAIJ
+   (src/common/mpishadow.c) whose diagonal and off-diagonal blocks are both of pcsr's
+   block class, MATSEQAIJPCSR; the same block class holds mpidiag's off-process block
+   (pcsr_block.h).  And the two row distributions of the paper: equal rows (PCSR-I,
+   PETSc's default) and equal nonzeros (PCSR-II, computed by
    src/common/redistribute.c). */
 #include "pcsr/pcsr_impl.h"
+#include "pcsr/pcsr_block.h"
 
 static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBackend backend, PetscBool offdiagonal)
 {
@@ -12,16 +14,16 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJPCSR, &is));
   if (!is) PetscCall(MatConvert_SeqAIJ_SeqAIJPCSR(B, MATSEQAIJPCSR, MAT_INPLACE_MATRIX, &B));
-  PetscCall(MatPCSRApplySettings_SeqAIJPCSR(B, (const PCSRSettings *)settings));
+  if (settings) PetscCall(MatPCSRApplySettings_SeqAIJPCSR(B, (const PCSRSettings *)settings));
   PetscCall(GpuMatsShadowSetBackend(B, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Kept by the MPI wrapper and given to the blocks at each assembly; the partition applies
+/* Kept by the MPI matrix and given to the blocks at each assembly; the partition applies
    where rows are distributed (MatLoad), not to the blocks. */
-GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetKernel_MPIAIJPCSR, MatPCSRGetKernel_MPIAIJPCSR, PCSRSettings, kernel, MatPCSRKernel)
-GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetTranspose_MPIAIJPCSR, MatPCSRGetTranspose_MPIAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose)
-GPUMATS_MPI_SHADOW_SETTING(MatPCSRSetPartition_MPIAIJPCSR, MatPCSRGetPartition_MPIAIJPCSR, PCSRSettings, partition, GpuMatsPartition)
+GPUMATS_MPI_SETTING(MatPCSRSetKernel_MPIAIJPCSR, MatPCSRGetKernel_MPIAIJPCSR, PCSRSettings, kernel, MatPCSRKernel)
+GPUMATS_MPI_SETTING(MatPCSRSetTranspose_MPIAIJPCSR, MatPCSRGetTranspose_MPIAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose)
+GPUMATS_MPI_SETTING(MatPCSRSetPartition_MPIAIJPCSR, MatPCSRGetPartition_MPIAIJPCSR, PCSRSettings, partition, GpuMatsPartition)
 
 /* The options of the sequential type, and the partition */
 static PetscErrorCode PCSRSetFromOptions_MPI(Mat A, GPUMATS_OPTIONS_ARG)
@@ -68,14 +70,15 @@ static PetscErrorCode MatPCSRGetInfo_MPIAIJPCSR(Mat A, MatPCSRInfo *info)
    (PETSc's load gives equal rows; common/redistribute.c computes the other distribution). */
 static PetscErrorCode MatLoad_MPIAIJPCSR(Mat A, PetscViewer viewer)
 {
-  Mat_MPIAIJShadow *c      = (Mat_MPIAIJShadow *)A->spptr;
-  PetscBool         choose = A->rmap->n < 0 && A->cmap->n < 0 ? PETSC_TRUE : PETSC_FALSE;
-  GpuMatsPartition  partition;
-  Mat               B;
+  const struct _MatOps *parent;
+  PetscBool             choose = A->rmap->n < 0 && A->cmap->n < 0 ? PETSC_TRUE : PETSC_FALSE;
+  GpuMatsPartition      partition;
+  Mat                   B;
 
   PetscFunctionBegin;
   PetscCall(MatPCSRGetPartition(A, &partition));
-  PetscCall((*c->parent.load)(A, viewer));
+  PetscCall(GpuMatsMPIShadowGetParentOps(A, &parent));
+  PetscCall((*parent->load)(A, viewer));
   if (!choose || partition == GPUMATS_PARTITION_ROWS) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGpuMatsCreateRedistributed(A, partition, &B));
   PetscCall(MatHeaderReplace(A, &B));
@@ -98,9 +101,12 @@ static PetscErrorCode PCSRComposeMPI(Mat A, PetscBool set)
 
 static const PCSRSettings PCSRSettingsDefault = {MAT_PCSR_KERNEL_AUTO, MAT_PCSR_TRANSPOSE_ATOMIC, GPUMATS_PARTITION_ROWS};
 
-static const GpuMatsMPIShadowClass PCSRMPIClass = {
+/* Both blocks; also mpidiag's off-process block, which keeps pcsr's default settings */
+const GpuMatsMPIBlockClass PCSRMPIBlock = {PCSRConvertBlock, NULL, PCSRViewBlock};
+
+static const GpuMatsMPIClass PCSRMPIClass = {
   "PCSR", MATSEQAIJPCSR, MATMPIAIJPCSR, MATPCSR, sizeof(PCSRSettings), &PCSRSettingsDefault,
-  PCSRConvertBlock, PCSRSetFromOptions_MPI, PCSRViewBlock, PCSRComposeMPI, MatConvert_MPIAIJ_MPIAIJPCSR,
+  {&PCSRMPIBlock, PETSC_TRUE}, {&PCSRMPIBlock, PETSC_TRUE}, PCSRSetFromOptions_MPI, PCSRComposeMPI, MatConvert_MPIAIJ_MPIAIJPCSR,
 };
 
 PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat A, MatType type, MatReuse reuse, Mat *newmat)
