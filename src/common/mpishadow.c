@@ -5,6 +5,7 @@
    format's kernels for both blocks.  The class-generic part (settings, backend, options,
    the view of the blocks) is mpiclass.c; this file keeps MPIAIJ's ops beside it. */
 #include "common/gpumats_impl.h"
+#include "common/gpumats_coo.h"
 
 typedef struct {
   GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
@@ -174,6 +175,7 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set)
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpidensecuda_C", cls->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));
 #endif
+  PetscCall(GpuMatsCOOComposeAIJ(A, set)); /* MPIAIJ's COO, wrapped: common/coo.c */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,6 +3,7 @@
    BindToCPU, A times a dense matrix, and installing all of it on a MATSEQAIJ
    (the shadow formats) or on a type of its own (diag). */
 #include "common/gpumats_impl.h"
+#include "common/gpumats_coo.h"
 
 PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogDouble flops)
 {
@@ -191,6 +192,7 @@ PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const ch
   s->parent = *B->ops;
   s->built  = PETSC_FALSE;
   PetscCall(GpuMatsInstallMultiplies(B, ops, seqtype));
+  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_TRUE)); /* AIJ's COO, wrapped: common/coo.c */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -198,6 +200,7 @@ PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
 {
   PetscFunctionBegin;
   PetscCall(GpuMatsUninstallMultiplies(B, seqtype));
+  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_FALSE));
   *B->ops = GpuMatsShadowOf(B)->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,218 @@
+/* COO assembly of the AIJ subclasses (cihybrid, pcsr; seq and MPI).  AIJ's own COO functions do the
+   work (MatSetPreallocationCOO_SeqAIJ/_MPIAIJ, found as the composed MatSetPreallocationCOO_C and
+   MatSetValuesCOO_C); wrapped here so that
+   - arrays on the device (a PETSc with CUDA) are copied to the host first: AIJ's host functions
+     would read them from the host;
+   - indices past the matrix are refused with PETSC_ERR_ARG_OUTOFRANGE on every process together
+     (PETSc 3.18's AIJ, built without debugging, does not check and writes past its arrays);
+   - the format follows: the shadow's object state moves with the new values, and the MPI blocks
+     (which MPIAIJ's COO preallocation may recreate as plain SeqAIJ) are the format again.
+   AIJ's functions stay composed under other names while the type is installed.
+   Also the pieces diag/diag_coo.c shares: host copies, range check, the entry count. */
+#include "common/gpumats_coo.h"
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h> /* PetscGetMemType */
+#endif
+
+#define COO_PARENT_PREALLOCATION "GpuMatsCOOParentSetPreallocation_C"
+#define COO_PARENT_VALUES        "GpuMatsCOOParentSetValues_C"
+#define COO_COUNT                "GpuMatsCOOCount"
+
+typedef PetscErrorCode (*COOPreallocationFn)(Mat, PetscCount, const PetscInt[], const PetscInt[]);
+typedef PetscErrorCode (*COOValuesFn)(Mat, const PetscScalar[], InsertMode);
+
+PetscErrorCode GpuMatsCOOGetHost(Mat A, const void *array, size_t bytes, const char *what, const void **host)
+{
+  PetscFunctionBegin;
+  *host = array;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscMemType mtype = PETSC_MEMTYPE_HOST;
+
+    if (array) PetscCall(PetscGetMemType(array, &mtype));
+    if (PetscMemTypeDevice(mtype)) {
+  #if GPUMATS_HAVE_CUDA
+      void *copy;
+
+      PetscCall(PetscInfo(A, "%s: the COO %s are in device memory: copied to the host (%zu bytes), then assembled on the host\n", ((PetscObject)A)->type_name, what, bytes));
+      PetscCall(PetscMalloc(bytes ? bytes : 1, &copy));
+      PetscCall(GpuMatsCUDACopyToHost(copy, array, bytes));
+      *host = copy;
+  #else
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: the COO %s are in device memory, and this gpumats was built without CUDA: give host arrays, or build gpumats with CUDA", ((PetscObject)A)->type_name, what);
+  #endif
+    }
+  }
+#else
+  (void)A;
+  (void)bytes;
+  (void)what;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOORestoreHost(const void *array, const void **host)
+{
+  PetscFunctionBegin;
+  if (*host && *host != array) {
+    void *copy = (void *)*host;
+
+    PetscCall(PetscFree(copy));
+  }
+  *host = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOCheckRange(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[])
+{
+  PetscInt    M, N;
+  PetscCount  bad = -1;
+  PetscMPIInt any, mine;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, &N));
+  for (PetscCount k = 0; k < n && bad < 0; k++)
+    if (coo_i[k] >= 0 && coo_j[k] >= 0 && (coo_i[k] >= M || coo_j[k] >= N)) bad = k;
+  mine = bad >= 0;
+  /* together: AIJ's MPI preallocation communicates, a process that stopped alone would hang the others */
+  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  if (!any) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(bad < 0 || coo_i[bad] < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO row index %" PetscInt_FMT " (entry %" PetscCount_FMT ") is >= the matrix row size %" PetscInt_FMT ": indices are 0 to %" PetscInt_FMT ", negative ones are ignored", coo_i[bad], bad, M, M - 1);
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO column index %" PetscInt_FMT " (entry %" PetscCount_FMT ") is >= the matrix column size %" PetscInt_FMT ": indices are 0 to %" PetscInt_FMT ", negative ones are ignored", coo_j[bad], bad, N, N - 1);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "A COO index given on another process is out of range (this process's are fine)");
+}
+
+static PetscErrorCode COOCountDestroy(void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOSetCount(Mat A, PetscCount n)
+{
+  PetscContainer c;
+  PetscCount    *count;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, COO_COUNT, (PetscObject *)&c));
+  if (!c) {
+    PetscCall(PetscNew(&count));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, count));
+    PetscCall(PetscContainerSetUserDestroy(c, COOCountDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, COO_COUNT, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+    PetscCall(PetscObjectQuery((PetscObject)A, COO_COUNT, (PetscObject *)&c));
+  }
+  PetscCall(PetscContainerGetPointer(c, (void **)&count));
+  *count = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOGetCount(Mat A, PetscCount *n)
+{
+  PetscContainer c;
+  PetscCount    *count;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, COO_COUNT, (PetscObject *)&c));
+  PetscCheck(c, PetscObjectComm((PetscObject)A), PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO before it", ((PetscObject)A)->type_name);
+  PetscCall(PetscContainerGetPointer(c, (void **)&count));
+  *n = *count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The MPI type's blocks are the format, and their shadows see new values. */
+static PetscErrorCode COOFollowAIJ(Mat A)
+{
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+  if (mpi) {
+    Mat Ad, Ao;
+
+    PetscCall(GpuMatsMPIUpdateBlocks(A));
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    if (Ad) PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
+    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[])
+{
+  COOPreallocationFn parent;
+  const void        *hi = NULL, *hj = NULL;
+  PetscInt          *ci = NULL, *cj = NULL;
+  PetscErrorCode     ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_PREALLOCATION, &parent));
+  PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has lost AIJ's MatSetPreallocationCOO", ((PetscObject)A)->type_name);
+  PetscCall(GpuMatsCOOGetHost(A, coo_i, (size_t)n * sizeof(PetscInt), "row indices", &hi));
+  PetscCall(GpuMatsCOOGetHost(A, coo_j, (size_t)n * sizeof(PetscInt), "column indices", &hj));
+  ierr = GpuMatsCOOCheckRange(A, n, (const PetscInt *)hi, (const PetscInt *)hj);
+  if (!ierr) {
+    /* AIJ may reorder the arrays it is given (PETSc >= 3.20): its own copies, never the caller's device arrays */
+    ierr = PetscMalloc2(n, &ci, n, &cj);
+    if (!ierr) ierr = PetscArraycpy(ci, (const PetscInt *)hi, n);
+    if (!ierr) ierr = PetscArraycpy(cj, (const PetscInt *)hj, n);
+    if (!ierr) ierr = (*parent)(A, n, ci, cj);
+    if (ci) PetscCall(PetscFree2(ci, cj));
+  }
+  PetscCall(GpuMatsCOORestoreHost(coo_i, &hi));
+  PetscCall(GpuMatsCOORestoreHost(coo_j, &hj));
+  PetscCall(ierr);
+  PetscCall(GpuMatsCOOSetCount(A, n));
+  PetscCall(COOFollowAIJ(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  COOValuesFn    parent;
+  const void    *hv = NULL;
+  PetscCount     n;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_VALUES, &parent));
+  PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has lost AIJ's MatSetValuesCOO", ((PetscObject)A)->type_name);
+  PetscCall(GpuMatsCOOGetCount(A, &n));
+  PetscCall(GpuMatsCOOGetHost(A, v, (size_t)n * sizeof(PetscScalar), "values", &hv));
+  ierr = (*parent)(A, (const PetscScalar *)hv, mode);
+  PetscCall(GpuMatsCOORestoreHost(v, &hv));
+  PetscCall(ierr);
+  PetscCall(COOFollowAIJ(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOComposeAIJ(Mat A, PetscBool set)
+{
+  COOPreallocationFn prealloc = NULL;
+  COOValuesFn        values   = NULL;
+
+  PetscFunctionBegin;
+  if (set) {
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &prealloc));
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetValuesCOO_C", &values));
+    if (prealloc == MatSetPreallocationCOO_AIJShadow) PetscFunctionReturn(PETSC_SUCCESS); /* installed already */
+    PetscCheck(prealloc && values, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no AIJ COO functions to wrap", ((PetscObject)A)->type_name);
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, COO_PARENT_PREALLOCATION, prealloc));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, COO_PARENT_VALUES, values));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_AIJShadow));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", MatSetValuesCOO_AIJShadow));
+  } else {
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_PREALLOCATION, &prealloc));
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_VALUES, &values));
+    if (!prealloc) PetscFunctionReturn(PETSC_SUCCESS); /* never installed */
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", prealloc));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", values));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, COO_PARENT_PREALLOCATION, NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, COO_PARENT_VALUES, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

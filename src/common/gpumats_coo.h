@@ -1,0 +1,23 @@
+/* COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of every gpumats type (common/coo.c,
+   diag/diag_coo.c). */
+#pragma once
+#include "common/gpumats_impl.h"
+
+/* Host copies of COO arrays that may live on the device (PETSc with CUDA: PetscGetMemType).
+   *host is 'array' itself when it is on the host, else a PetscMalloc'd copy that
+   GpuMatsCOORestoreHost frees.  'what' names the array in the -info line and the errors. */
+PETSC_INTERN PetscErrorCode GpuMatsCOOGetHost(Mat, const void *array, size_t bytes, const char *what, const void **host);
+PETSC_INTERN PetscErrorCode GpuMatsCOORestoreHost(const void *array, const void **host);
+/* Every (i, j) with i, j >= 0 within the global sizes of A, checked on all processes of A together:
+   PETSC_ERR_ARG_OUTOFRANGE naming the first bad index (its own on a process that has one). */
+PETSC_INTERN PetscErrorCode GpuMatsCOOCheckRange(Mat, PetscCount, const PetscInt[], const PetscInt[]);
+/* The number of COO entries given to this process's MatSetPreallocationCOO (kept on A). */
+PETSC_INTERN PetscErrorCode GpuMatsCOOSetCount(Mat, PetscCount);
+PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *);
+
+/* The AIJ subclasses (seq and MPI): AIJ's COO functions wrapped (device arrays, range check, the
+   shadow's state, the MPI blocks in the format).  Composed by GpuMatsShadowInstall and the MPI
+   wrapper; 'set' false puts AIJ's back. */
+PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
+/* diag (seqdiag and mpidiag): COO of its own (diag/diag_coo.c) */
+PETSC_INTERN PetscErrorCode MatDiagComposeCOO(Mat, PetscBool set);
