@@ -5,6 +5,7 @@
    diag_ops.c (with vectors and dense matrices), diag_product*.c (sparse); the algebra:
    diag_algebra.c; the solvers' operations: diag_solverops.h. */
 #include "diag/diag_solverops.h"
+#include "common/gpumats_coo.h"
 
 
 PetscErrorCode DiagCheckStatus(DiagStatus st, Mat A, const char *what)
@@ -392,6 +393,7 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqdiag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", NULL));
+  PetscCall(MatDiagComposeCOO(A, PETSC_FALSE));
   PetscCall(DiagFreeDevice(d));
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(DiagStageDestroy(&d->stage));
@@ -472,6 +474,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   A->ops->createsubmatrices = MatCreateSubMatrices_SeqDiag;
   A->ops->increaseoverlap   = MatIncreaseOverlap_SeqDiag;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_SeqDiag));
+  PetscCall(MatDiagComposeCOO(A, PETSC_TRUE)); /* COO assembly (diag_coo.c) */
   PetscCall(MatDiagComposeSettings(A, PETSC_TRUE));
   PetscCall(MatDiagComposeAIJProducts(A, PETSC_TRUE));
   /* found by MatConvert() on the new matrix it makes: type name of the source, then the target as given */

@@ -9,6 +9,7 @@
    pattern decides the diagonals and the ghost columns.  After it, each process sets entries
    of its own rows on the stored diagonals and ghost columns. */
 #include "diag/mpidiag_impl.h"
+#include "common/gpumats_coo.h"
 
 PetscErrorCode MPIDiagCheckAssembled(Mat M, const char *op)
 {
@@ -303,6 +304,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatAXPYGetPreallocation_C", set ? MatAXPYGetPreallocation_MPIDiag : NULL));
   PetscCall(MPIDiagComposeAssembly(M, set));
   PetscCall(MatDiagComposeAIJProducts(M, set)); /* sparse products through MPIAIJ (diag_product_aij.c) */
+  PetscCall(MatDiagComposeCOO(M, set));          /* COO assembly (diag_coo.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,246 @@
+/* COO assembly of diag (seqdiag and mpidiag).  PETSc's fallback (MatSetValues for every entry,
+   rows of other processes through the stash at every MatSetValuesCOO) cannot serve mpidiag, which
+   takes only its own rows once assembled, and reads the arrays on the host.  Here the entries are
+   sorted once, at MatSetPreallocationCOO: those of this process's rows are kept with their place
+   in the value array, those of other processes' rows are sent to their owner once (indices), and
+   each MatSetValuesCOO sends only values.  The pattern (the stored diagonals) is made at
+   preallocation by assembling explicit zeros at every entry, as MATAIJ's COO pattern holds every
+   entry; new values then go into stored diagonals (MatSetValues, O(1) an entry) and one
+   assembly.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
+   arrays in device memory copied to the host first (common/coo.c). */
+#include "common/gpumats_coo.h"
+#include "diag/diag_impl.h"
+#include "diag/mpidiag_impl.h"
+
+#define DIAG_COO "MatDiagCOO"
+
+typedef struct {
+  PetscCount   n;            /* entries given to this process */
+  PetscCount   nown;         /* of them, in this process's rows: */
+  PetscInt    *own_i, *own_j; /*   row and column */
+  PetscCount  *own_k;        /*   place in the value array */
+  PetscMPIInt  size;
+  PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
+  PetscCount   nsend, nrecv;
+  PetscCount  *send_k;       /* places in the value array of the entries sent, by destination */
+  PetscInt    *recv_i, *recv_j;
+  PetscScalar *sendbuf, *recvbuf;
+} DiagCOO;
+
+static PetscErrorCode DiagCOODestroy(void *ctx)
+{
+  DiagCOO *c = (DiagCOO *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(c->own_i, c->own_j, c->own_k));
+  PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
+  PetscCall(PetscFree2(c->send_k, c->sendbuf));
+  PetscCall(PetscFree3(c->recv_i, c->recv_j, c->recvbuf));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DiagCOOGet(Mat A, DiagCOO **c)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, DIAG_COO, (PetscObject *)&container));
+  PetscCheck(container, PetscObjectComm((PetscObject)A), PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO before it", ((PetscObject)A)->type_name);
+  PetscCall(PetscContainerGetPointer(container, (void **)c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sorts this process's entries (host arrays, in range) into its own and those of other processes. */
+static PetscErrorCode DiagCOOPlan(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], DiagCOO *c)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt rank, *next;
+  PetscInt   *send_ij;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &c->size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  c->n = n;
+  PetscCall(PetscCalloc4(c->size, &c->scount, c->size, &c->sdispl, c->size, &c->rcount, c->size, &c->rdispl));
+  for (PetscCount k = 0; k < n; k++) {
+    PetscMPIInt owner;
+
+    if (ci[k] < 0 || cj[k] < 0) continue;
+    PetscCall(PetscLayoutFindOwner(A->rmap, ci[k], &owner));
+    if (owner == rank) c->nown++;
+    else {
+      c->scount[owner]++;
+      c->nsend++;
+    }
+  }
+  PetscCall(PetscMalloc3(c->nown, &c->own_i, c->nown, &c->own_j, c->nown, &c->own_k));
+  PetscCall(PetscMalloc2(c->nsend, &c->send_k, c->nsend, &c->sendbuf));
+  PetscCall(PetscMalloc1(c->size, &next));
+  for (PetscMPIInt p = 1; p < c->size; p++) c->sdispl[p] = c->sdispl[p - 1] + c->scount[p - 1];
+  for (PetscMPIInt p = 0; p < c->size; p++) next[p] = c->sdispl[p];
+  PetscCall(PetscMalloc1(2 * c->nsend, &send_ij));
+  c->nown = 0;
+  for (PetscCount k = 0; k < n; k++) {
+    PetscMPIInt owner;
+
+    if (ci[k] < 0 || cj[k] < 0) continue;
+    PetscCall(PetscLayoutFindOwner(A->rmap, ci[k], &owner));
+    if (owner == rank) {
+      c->own_i[c->nown] = ci[k];
+      c->own_j[c->nown] = cj[k];
+      c->own_k[c->nown] = k;
+      c->nown++;
+    } else {
+      c->send_k[next[owner]]             = k;
+      send_ij[2 * next[owner]]           = ci[k];
+      send_ij[2 * next[owner] + 1]       = cj[k];
+      next[owner]++;
+    }
+  }
+  PetscCall(PetscFree(next));
+  if (c->size > 1) {
+    PetscMPIInt *s2, *sd2, *r2, *rd2;
+    PetscInt    *recv_ij;
+
+    PetscCallMPI(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, comm));
+    for (PetscMPIInt p = 1; p < c->size; p++) c->rdispl[p] = c->rdispl[p - 1] + c->rcount[p - 1];
+    c->nrecv = c->size ? (PetscCount)c->rdispl[c->size - 1] + c->rcount[c->size - 1] : 0;
+    PetscCall(PetscMalloc3(c->nrecv, &c->recv_i, c->nrecv, &c->recv_j, c->nrecv, &c->recvbuf));
+    PetscCall(PetscMalloc1(2 * c->nrecv, &recv_ij));
+    PetscCall(PetscMalloc4(c->size, &s2, c->size, &sd2, c->size, &r2, c->size, &rd2));
+    for (PetscMPIInt p = 0; p < c->size; p++) {
+      s2[p]  = 2 * c->scount[p];
+      sd2[p] = 2 * c->sdispl[p];
+      r2[p]  = 2 * c->rcount[p];
+      rd2[p] = 2 * c->rdispl[p];
+    }
+    PetscCallMPI(MPI_Alltoallv(send_ij, s2, sd2, MPIU_INT, recv_ij, r2, rd2, MPIU_INT, comm));
+    PetscCall(PetscFree4(s2, sd2, r2, rd2));
+    for (PetscCount k = 0; k < c->nrecv; k++) {
+      c->recv_i[k] = recv_ij[2 * k];
+      c->recv_j[k] = recv_ij[2 * k + 1];
+    }
+    PetscCall(PetscFree(recv_ij));
+  } else {
+    PetscCall(PetscMalloc3(0, &c->recv_i, 0, &c->recv_j, 0, &c->recvbuf));
+  }
+  PetscCall(PetscFree(send_ij));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every entry of this process's rows, added: its value in v (own rows) or c->recvbuf (received),
+   or zero (the pattern) when 'zeros'. */
+static PetscErrorCode DiagCOOAdd(Mat A, const DiagCOO *c, const PetscScalar *v, PetscBool zeros)
+{
+  const PetscScalar zero = 0.0;
+
+  PetscFunctionBegin;
+  for (PetscCount k = 0; k < c->nown; k++) PetscCall(MatSetValues(A, 1, &c->own_i[k], 1, &c->own_j[k], zeros ? &zero : &v[c->own_k[k]], ADD_VALUES));
+  for (PetscCount k = 0; k < c->nrecv; k++) PetscCall(MatSetValues(A, 1, &c->recv_i[k], 1, &c->recv_j[k], zeros ? &zero : &c->recvbuf[k], ADD_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A second MatSetPreallocationCOO: the diagonals (and mpidiag's ghost columns), fixed at the first
+   assembly, are made again from the new entries, through an AIJ matrix of their pattern (zeros). */
+static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
+{
+  Mat          P;
+  PetscCount   np = c->nown + c->nrecv;
+  PetscInt    *pi, *pj;
+  PetscScalar *zeros;
+  PetscBool    mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "%s: a new COO pattern, the diagonals are found again\n", ((PetscObject)A)->type_name));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &P));
+  PetscCall(MatSetSizes(P, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(P, MATAIJ));
+  PetscCall(PetscMalloc2(np, &pi, np, &pj));
+  PetscCall(PetscCalloc1(np, &zeros));
+  for (PetscCount k = 0; k < c->nown; k++) {
+    pi[k] = c->own_i[k];
+    pj[k] = c->own_j[k];
+  }
+  for (PetscCount k = 0; k < c->nrecv; k++) {
+    pi[c->nown + k] = c->recv_i[k];
+    pj[c->nown + k] = c->recv_j[k];
+  }
+  PetscCall(MatSetPreallocationCOO(P, np, pi, pj)); /* in range and in this process's rows: checked */
+  PetscCall(MatSetValuesCOO(P, zeros, INSERT_VALUES));
+  PetscCall(PetscFree2(pi, pj));
+  PetscCall(PetscFree(zeros));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIDIAG, &mpi));
+  if (mpi) PetscCall(MPIDiagRebuildFrom(A, P)); /* takes P */
+  else {
+    PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, P));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[])
+{
+  const void    *hi = NULL, *hj = NULL;
+  DiagCOO       *c;
+  PetscContainer container;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCOOGetHost(A, coo_i, (size_t)n * sizeof(PetscInt), "row indices", &hi));
+  PetscCall(GpuMatsCOOGetHost(A, coo_j, (size_t)n * sizeof(PetscInt), "column indices", &hj));
+  ierr = GpuMatsCOOCheckRange(A, n, (const PetscInt *)hi, (const PetscInt *)hj);
+  if (!ierr) ierr = PetscNew(&c);
+  if (!ierr) ierr = DiagCOOPlan(A, n, (const PetscInt *)hi, (const PetscInt *)hj, c);
+  PetscCall(GpuMatsCOORestoreHost(coo_i, &hi));
+  PetscCall(GpuMatsCOORestoreHost(coo_j, &hj));
+  PetscCall(ierr);
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, c));
+  PetscCall(PetscContainerSetUserDestroy(container, DiagCOODestroy));
+  PetscCall(PetscObjectCompose((PetscObject)A, DIAG_COO, (PetscObject)container)); /* replaces an earlier plan */
+  PetscCall(PetscContainerDestroy(&container));
+  /* the pattern: every entry as an explicit zero, assembled (once assembled, a diag matrix keeps its
+     diagonals: a second preallocation makes them again) */
+  if (A->assembled) PetscCall(DiagCOORebuildPattern(A, c));
+  else {
+    if (!A->preallocated) PetscCall(MatSetUp(A));
+    PetscCall(DiagCOOAdd(A, c, NULL, PETSC_TRUE));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  DiagCOO       *c;
+  const void    *hv = NULL;
+  PetscErrorCode ierr = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
+  PetscCall(DiagCOOGet(A, &c));
+  PetscCheck(v || !c->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->n);
+  PetscCall(GpuMatsCOOGetHost(A, v, (size_t)c->n * sizeof(PetscScalar), "values", &hv));
+  if (c->size > 1) {
+    for (PetscCount k = 0; k < c->nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->send_k[k]];
+    ierr = MPI_Alltoallv(c->sendbuf, c->scount, c->sdispl, MPIU_SCALAR, c->recvbuf, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)A)) ? PETSC_ERR_MPI : PETSC_SUCCESS;
+  }
+  /* INSERT_VALUES: every entry of the pattern is given (duplicates summed), so zero, then add */
+  if (!ierr && mode == INSERT_VALUES) ierr = MatZeroEntries(A);
+  if (!ierr) ierr = DiagCOOAdd(A, c, (const PetscScalar *)hv, PETSC_FALSE);
+  PetscCall(GpuMatsCOORestoreHost(v, &hv));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagComposeCOO(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_Diag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", set ? MatSetValuesCOO_Diag : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
