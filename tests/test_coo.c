@@ -14,6 +14,9 @@ static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of 
   #include <petscdevice.h>
 #endif
 
+/* MatSetValuesCOO on a MatDuplicate of a COO matrix refused (-duplicate 0: not tried) */
+static PetscBool test_duplicate = PETSC_TRUE;
+
 typedef struct {
   PetscCount   n;
   PetscInt    *i, *j;
@@ -258,6 +261,25 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s, first values again", desc));
   PetscCall(Compare(t, A, B, type, what));
 
+  /* a duplicate does not carry the COO preallocation (PETSc 3.18's MATAIJ reads NULL maps then):
+     MatSetValuesCOO is refused until MatSetPreallocationCOO is called on it */
+  if (test_duplicate) {
+    Mat            A2;
+    PetscErrorCode ierr;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, MatSetValuesCOO on a duplicate", desc));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatSetValuesCOO(A2, c.v[1], INSERT_VALUES);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(ExpectError(ierr, "without MatSetPreallocationCOO", what));
+    PetscCall(Preallocate(A2, &c));
+    PetscCall(MatSetValuesCOO(A2, c.v[0], INSERT_VALUES));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, duplicate after its own preallocation", desc));
+    PetscCall(Compare(t, A2, B, type, what));
+    PetscCall(MatDestroy(&A2));
+  }
+
   /* the usual assembly still works on a COO matrix: a scaled copy through MatScale */
   PetscCall(MatScale(A, 2.0));
   PetscCall(MatScale(B, 2.0));
@@ -341,6 +363,7 @@ static PetscErrorCode RunTests(void)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-rounds", &rounds, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-verbose", &t.verbose, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-show_errors", &show, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-duplicate", &test_duplicate, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", only, sizeof(only), &given));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_range", &skip_range, NULL));
   PetscCall(TestCtxSeed(&t, seed));

@@ -110,16 +110,19 @@ PetscErrorCode GpuMatsCOOSetCount(Mat A, PetscCount n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOOGetCount(Mat A, PetscCount *n)
+PetscErrorCode GpuMatsCOOGetCount(Mat A, PetscCount *n, PetscBool *found)
 {
   PetscContainer c;
   PetscCount    *count;
 
   PetscFunctionBegin;
+  *n     = 0;
+  *found = PETSC_FALSE;
   PetscCall(PetscObjectQuery((PetscObject)A, COO_COUNT, (PetscObject *)&c));
-  PetscCheck(c, PetscObjectComm((PetscObject)A), PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO before it", ((PetscObject)A)->type_name);
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscContainerGetPointer(c, (void **)&count));
-  *n = *count;
+  *n     = *count;
+  *found = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -176,12 +179,16 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
   COOValuesFn    parent;
   const void    *hv = NULL;
   PetscCount     n;
+  PetscBool      found;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_VALUES, &parent));
   PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has lost AIJ's MatSetValuesCOO", ((PetscObject)A)->type_name);
-  PetscCall(GpuMatsCOOGetCount(A, &n));
+  PetscCall(GpuMatsCOOGetCount(A, &n, &found));
+  /* a MatDuplicate of a COO matrix: PETSc 3.18's AIJ does not copy its COO maps and would read
+     them from NULL; refused on every process alike */
+  PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO on it (a MatDuplicate does not carry the COO preallocation): call MatSetPreallocationCOO on it first", ((PetscObject)A)->type_name);
   PetscCall(GpuMatsCOOGetHost(A, v, (size_t)n * sizeof(PetscScalar), "values", &hv));
   ierr = (*parent)(A, (const PetscScalar *)hv, mode);
   PetscCall(GpuMatsCOORestoreHost(v, &hv));

@@ -11,9 +11,10 @@ PETSC_INTERN PetscErrorCode GpuMatsCOORestoreHost(const void *array, const void 
 /* Every (i, j) with i, j >= 0 within the global sizes of A, checked on all processes of A together:
    PETSC_ERR_ARG_OUTOFRANGE naming the first bad index (its own on a process that has one). */
 PETSC_INTERN PetscErrorCode GpuMatsCOOCheckRange(Mat, PetscCount, const PetscInt[], const PetscInt[]);
-/* The number of COO entries given to this process's MatSetPreallocationCOO (kept on A). */
+/* The number of COO entries given to this process's MatSetPreallocationCOO (kept on A); found
+   false where none was given through gpumats (a duplicate of a COO matrix). */
 PETSC_INTERN PetscErrorCode GpuMatsCOOSetCount(Mat, PetscCount);
-PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *);
+PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *, PetscBool *found);
 
 /* The AIJ subclasses (seq and MPI): AIJ's COO functions wrapped (device arrays, range check, the
    shadow's state, the MPI blocks in the format).  Composed by GpuMatsShadowInstall and the MPI

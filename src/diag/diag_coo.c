@@ -46,7 +46,7 @@ static PetscErrorCode DiagCOOGet(Mat A, DiagCOO **c)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)A, DIAG_COO, (PetscObject *)&container));
-  PetscCheck(container, PetscObjectComm((PetscObject)A), PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO before it", ((PetscObject)A)->type_name);
+  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO on it (a MatDuplicate does not carry the COO preallocation): call MatSetPreallocationCOO on it first", ((PetscObject)A)->type_name);
   PetscCall(PetscContainerGetPointer(container, (void **)c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
