@@ -10,8 +10,10 @@ static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of 
    indices) also come from device arrays. */
 #include <gpumats.h>
 #include "testmat.h"
-#if defined(PETSC_HAVE_CUDA)
-  #include <petscdevice.h>
+#include "gpumats_config.h"
+#if defined(PETSC_HAVE_CUDA) && GPUMATS_HAVE_CUDA
+  #include "cuda/common/gpumats_cuda.h" /* the device copies of the arrays: plain CUDA, no PETSc memory tracker */
+  #define TEST_DEVICE_ARRAYS 1
 #endif
 
 /* MatSetValuesCOO on a MatDuplicate of a COO matrix refused (-duplicate 0: not tried) */
@@ -141,38 +143,23 @@ static PetscErrorCode Compare(TestCtx *t, Mat A, Mat B, const char *root, const 
   PetscFunctionReturn(0);
 }
 
-#if defined(PETSC_HAVE_CUDA)
-/* A device copy of n items; *ok false (nothing allocated) where PETSc has no usable device. */
+#if defined(TEST_DEVICE_ARRAYS)
+/* A device copy of 'bytes' bytes; *ok false (nothing allocated) where no device is usable. */
 static PetscErrorCode DeviceCopy(const void *host, size_t bytes, void **dev, PetscBool *ok)
 {
-  PetscDeviceContext dctx;
-  PetscErrorCode     ierr;
-  char              *d = NULL;
-
   PetscFunctionBeginUser;
   *dev = NULL;
-  *ok  = PETSC_FALSE;
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = PetscDeviceContextGetCurrentContext(&dctx);
-  if (!ierr) ierr = PetscDeviceMalloc(dctx, PETSC_MEMTYPE_DEVICE, bytes ? bytes : 1, &d);
-  PetscCall(PetscPopErrorHandler());
-  if (ierr) PetscFunctionReturn(0);
-  if (bytes) PetscCall(PetscDeviceMemcpy(dctx, d, host, bytes));
-  PetscCall(PetscDeviceContextSynchronize(dctx));
-  *dev = d;
-  *ok  = PETSC_TRUE;
+  PetscCall(GpuMatsCUDAInitialize(ok, NULL));
+  if (!*ok) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAMalloc(dev, bytes ? bytes : 1, "test_coo device array"));
+  if (bytes) PetscCall(GpuMatsCUDACopyToDevice(*dev, host, bytes));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DeviceFree(void **dev)
 {
-  PetscDeviceContext dctx;
-  char              *d = (char *)*dev;
-
   PetscFunctionBeginUser;
-  if (!d) PetscFunctionReturn(0);
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceFree(dctx, d));
+  PetscCall(GpuMatsCUDAFree(*dev));
   *dev = NULL;
   PetscFunctionReturn(0);
 }
@@ -308,7 +295,7 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(Preallocate(B, &c));
   PetscCall(MatSetValuesCOO(B, c.v[0], INSERT_VALUES));
 
-#if defined(PETSC_HAVE_CUDA)
+#if defined(TEST_DEVICE_ARRAYS)
   PetscCall(CheckDeviceArrays(t, type, M, N, &c, B, desc));
 #endif
   PetscCall(MatDestroy(&B));
