@@ -80,9 +80,60 @@ typedef enum {
 
 #define MAT_CIHYBRID_BOUNDARY_AUTO PETSC_DECIDE
 
+/*@C
+   GpuMatsInitializePackage - registers the matrix types of gpumats (cihybrid, pcsr, diag: their
+   sequential, MPI and root names) and cihybrid's factorizations, after checking that the running
+   PETSc is the version the library was compiled against
+
+   Not Collective
+
+   Level: beginner
+
+   Notes:
+   Called by PETSc itself when the library is loaded with -dll_append /path/libgpumats.so (through
+   PetscDLLibraryRegister_gpumats()); a program linked with the library calls it once after
+   PetscInitialize().  Calling it again does nothing.  A PETSc of another version is refused with
+   an error that names both versions: a plugin is compiled against one petscconf.h.
+
+.seealso: GpuMatsFinalizePackage()
+@*/
 PETSC_EXTERN PetscErrorCode GpuMatsInitializePackage(void);
+/*@C
+   GpuMatsFinalizePackage - forgets that the package was initialized, so that a later
+   PetscInitialize() and GpuMatsInitializePackage() register the types again
+
+   Not Collective
+
+   Level: developer
+
+.seealso: GpuMatsInitializePackage()
+@*/
 PETSC_EXTERN PetscErrorCode GpuMatsFinalizePackage(void);
 
+/*@C
+   MatCreateSeqAIJCIHybrid - a sequential cihybrid matrix, preallocated as MatCreateSeqAIJ() does
+
+   Collective
+
+   Input Parameters:
++  comm - a communicator of one process
+.  m    - rows
+.  n    - columns
+.  nz   - nonzeros per row when nnz is NULL
+-  nnz  - nonzeros of each row, or NULL
+
+   Output Parameter:
+.  A - the matrix: MATSEQAIJCIHYBRID, whose host AIJ copy is the master and whose ELLPACK+CSR
+       format is built (on the device with CUDA) at its first product after each change
+
+   Level: beginner
+
+   Note:
+   Most programs need not call it: MatSetType(A, MATCIHYBRID) or -mat_type cihybrid gives the
+   sequential or MPI type from the communicator's size.
+
+.seealso: MatCIHybridSetBoundary(), MatCIHybridGetInfo(), MatCreateSeqAIJ()
+@*/
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 /*@C
    MatCIHybridSetBoundary - the BOUNDARY of a cihybrid matrix: with the entries split, the
@@ -146,11 +197,31 @@ PETSC_EXTERN PetscErrorCode MatCIHybridGetKernel(Mat, MatCIHybridKernel *);
 
 /* Statistics of the format as last built (sequential matrix or the local diagonal block). */
 typedef struct {
-  PetscInt   boundary, width, pitch;
+  PetscInt   boundary, width, pitch; /* BOUNDARY in use (auto resolved), ELLPACK width, row pitch */
   PetscInt64 nnz, nnz_ell, nnz_csr, padding;
   PetscInt64 bytes_host, bytes_device;
   PetscBool  on_device;
 } MatCIHybridInfo;
+/*@C
+   MatCIHybridGetInfo - the statistics of a cihybrid matrix's format as last built: BOUNDARY
+   (with auto resolved), ELLPACK width and pitch, nonzeros in each region, padding, bytes on host
+   and device, and whether a device copy exists
+
+   Not Collective
+
+   Input Parameter:
+.  A - an assembled cihybrid matrix (for an MPI matrix: its local diagonal block)
+
+   Output Parameter:
+.  info - the statistics
+
+   Level: intermediate
+
+   Note:
+   -mat_view ::ascii_info prints the same, for each process's blocks.
+
+.seealso: MatCIHybridSetBoundary(), MatCIHybridSetSplit()
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridGetInfo(Mat, MatCIHybridInfo *);
 
 /* Assembly on the device (CUDA builds, one process): a generator writes the rows straight
@@ -181,8 +252,20 @@ typedef struct {
   void *ctx;
 } MatCIHybridDeviceRows;
 
-/* A: MatCreate + MatSetSizes + MatSetType(cihybrid) on one process (sizes m x n); returns it
-   assembled, its products on the device.  Called again, the generator's new values replace the
+/*@C
+   MatCIHybridAssembleOnDevice - fills a sequential cihybrid matrix on the device from a
+   generator of its rows (struct MatCIHybridDeviceRows above): no host AIJ copy, no upload
+
+   Collective
+
+   Input Parameters:
++  A    - MatCreate() + MatSetSizes() + MatSetType(cihybrid) on one process
+-  rows - the generator: count gives every row's length, fill writes the rows
+
+   Level: advanced
+
+   Notes:
+   A comes back assembled, its products on the device.  Called again, the generator's new values replace the
    old (the nonzero state stays when the pattern is the same).  The host AIJ copy is made only
    when a host operation needs it (MatGetRow, MatView other than the info formats, MatConvert,
    factorizations, new nonzeros, host products...): MatCIHybridMakeHostCopy() makes it at once;
@@ -191,13 +274,70 @@ typedef struct {
    MatCopy, MatShift, MatScale, MatDiagonalSet, MatZeroEntries, MatNorm, MatAXPY of one pattern
    and MatSetValues into stored entries, which run on the device copy.  An error, with a way
    forward, when the products of A do not run on a device (no GPU, -mat_gpumats_backend host,
-   or gpumats without CUDA). */
+   or gpumats without CUDA).
+
+.seealso: MatCIHybridMakeHostCopy(), MatCIHybridIsDeviceOnly(), gpumats_cihybrid_device.h
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridAssembleOnDevice(Mat, const MatCIHybridDeviceRows *);
+/*@C
+   MatCIHybridMakeHostCopy - makes the host AIJ copy of a cihybrid matrix filled on the device
+   (MatCIHybridAssembleOnDevice()), which is otherwise made only when a host operation needs it
+
+   Collective
+
+   Input Parameter:
+.  A - a sequential cihybrid matrix; nothing is done when it already has its host copy
+
+   Level: advanced
+
+   Note:
+   The object and nonzero states stay as they were: the format is not rebuilt.
+
+.seealso: MatCIHybridAssembleOnDevice(), MatCIHybridIsDeviceOnly()
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridMakeHostCopy(Mat);
-/* Does A hold its entries on the device only (assembled by MatCIHybridAssembleOnDevice(),
-   no host copy made yet)? */
+/*@C
+   MatCIHybridIsDeviceOnly - does a cihybrid matrix hold its entries on the device only
+   (filled by MatCIHybridAssembleOnDevice(), no host copy made yet)?
+
+   Not Collective
+
+   Input Parameter:
+.  A - a cihybrid matrix
+
+   Output Parameter:
+.  flg - PETSC_TRUE when the entries are on the device only
+
+   Level: advanced
+
+.seealso: MatCIHybridAssembleOnDevice(), MatCIHybridMakeHostCopy()
+@*/
 PETSC_EXTERN PetscErrorCode MatCIHybridIsDeviceOnly(Mat, PetscBool *);
 
+/*@C
+   MatCreateSeqAIJPCSR - a sequential pcsr matrix, preallocated as MatCreateSeqAIJ() does
+
+   Collective
+
+   Input Parameters:
++  comm - a communicator of one process
+.  m    - rows
+.  n    - columns
+.  nz   - nonzeros per row when nnz is NULL
+-  nnz  - nonzeros of each row, or NULL
+
+   Output Parameter:
+.  A - the matrix: MATSEQAIJPCSR, whose host AIJ arrays are copied to the device at its first
+       product after each change
+
+   Level: beginner
+
+   Note:
+   MatSetType(A, MATPCSR) or -mat_type pcsr gives the sequential or MPI type from the
+   communicator's size.
+
+.seealso: MatPCSRSetKernel(), MatPCSRGetInfo(), MatCreateSeqAIJ()
+@*/
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 /*@C
    MatPCSRSetKernel - the CUDA SpMV kernel of a pcsr matrix (the host products do not depend
@@ -317,6 +457,24 @@ typedef struct {
   PetscInt64    bytes_device;
   PetscBool     on_device;
 } MatPCSRInfo;
+/*@C
+   MatPCSRGetInfo - the statistics of a pcsr matrix as last built: nonzeros, row lengths (mean,
+   standard deviation, longest, empty rows), the kernel the device runs (never AUTO once built),
+   bytes on the device and whether the products run there (the device copy is brought up to
+   date first when they do)
+
+   Not Collective
+
+   Input Parameter:
+.  A - an assembled pcsr matrix (for an MPI matrix: its local diagonal block)
+
+   Output Parameter:
+.  info - the statistics
+
+   Level: intermediate
+
+.seealso: MatPCSRSetKernel(), MatPCSRGetKernel()
+@*/
 PETSC_EXTERN PetscErrorCode MatPCSRGetInfo(Mat, MatPCSRInfo *);
 
 /*@C
@@ -393,6 +551,26 @@ typedef struct {
   PetscInt64    bytes_device;
   PetscBool     on_device; /* the values are current on the device */
 } MatDiagInfo;
+/*@C
+   MatDiagGetInfo - the statistics of a diag matrix: scheme in use, number and range of its
+   diagonals, entries of the pattern, values stored and padding, bytes on the device and whether
+   the values there are current
+
+   Not Collective
+
+   Input Parameter:
+.  A - an assembled diag matrix (for an MPI matrix: its local diagonal block)
+
+   Output Parameter:
+.  info - the statistics
+
+   Level: intermediate
+
+   Note:
+   -mat_view ::ascii_info prints the same.
+
+.seealso: MatDiagSetScheme(), MatDiagSetMaxFill()
+@*/
 PETSC_EXTERN PetscErrorCode MatDiagGetInfo(Mat, MatDiagInfo *);
 
 /*@C
