@@ -6,7 +6,8 @@
    each MatSetValuesCOO sends only values.  The pattern (the stored diagonals) is made at
    preallocation by assembling explicit zeros at every entry, as MATAIJ's COO pattern holds every
    entry; new values then go into stored diagonals (MatSetValues, O(1) an entry) and one
-   assembly.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
+   assembly.  On one process (seqdiag) each entry's value slot is found once, after the pattern is
+   made, and MatSetValuesCOO is one pass of additions into the value array.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
    arrays in device memory copied to the host first (common/coo.c). */
 #include "common/gpumats_coo.h"
 #include "diag/diag_impl.h"
@@ -19,6 +20,7 @@ typedef struct {
   PetscCount   nown;         /* of them, in this process's rows: */
   PetscInt    *own_i, *own_j; /*   row and column */
   PetscCount  *own_k;        /*   place in the value array */
+  PetscCount  *own_slot;     /*   seqdiag: its slot in the stored values (found once the pattern is made) */
   PetscMPIInt  size;
   PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
   PetscCount   nsend, nrecv;
@@ -33,6 +35,7 @@ static PetscErrorCode DiagCOODestroy(void *ctx)
 
   PetscFunctionBegin;
   PetscCall(PetscFree3(c->own_i, c->own_j, c->own_k));
+  PetscCall(PetscFree(c->own_slot));
   PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
   PetscCall(PetscFree2(c->send_k, c->sendbuf));
   PetscCall(PetscFree3(c->recv_i, c->recv_j, c->recvbuf));
@@ -143,6 +146,39 @@ static PetscErrorCode DiagCOOAdd(Mat A, const DiagCOO *c, const PetscScalar *v, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* seqdiag: the value slot of every entry, on the diagonals the pattern made */
+static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(c->own_slot));
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  PetscCall(PetscMalloc1(c->nown, &c->own_slot));
+  for (PetscCount k = 0; k < c->nown; k++) {
+    PetscScalar *slot = MatDiagSlot_SeqDiag(A, c->own_i[k], c->own_j[k]);
+
+    PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is on no stored diagonal after its pattern was assembled", c->own_i[k], c->own_j[k]);
+    c->own_slot[k] = slot - d->fmt.val;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* seqdiag: the values added into their slots, in one pass (INSERT_VALUES: the stored values zeroed first) */
+static PetscErrorCode DiagCOOSetSlots(Mat A, const DiagCOO *c, const PetscScalar *v, InsertMode mode)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  PetscScalar *val;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  val = d->fmt.val;
+  if (mode == INSERT_VALUES) PetscCall(PetscArrayzero(val, d->fmt.start[d->fmt.ndiag]));
+  for (PetscCount k = 0; k < c->nown; k++) val[c->own_slot[k]] += v[c->own_k[k]];
+  PetscCall(MatDiagHostChanged_SeqDiag(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A second MatSetPreallocationCOO: the diagonals (and mpidiag's ghost columns), fixed at the first
    assembly, are made again from the new entries, through an AIJ matrix of their pattern (zeros). */
 static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
@@ -211,6 +247,7 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
     if (!A->preallocated) PetscCall(MatSetUp(A));
     PetscCall(DiagCOOAdd(A, c, NULL, PETSC_TRUE));
   }
+  if (c->size == 1) PetscCall(DiagCOOFindSlots(A, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -225,6 +262,12 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
   PetscCall(DiagCOOGet(A, &c));
   PetscCheck(v || !c->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->n);
   PetscCall(GpuMatsCOOGetHost(A, v, (size_t)c->n * sizeof(PetscScalar), "values", &hv));
+  if (c->own_slot) {
+    ierr = DiagCOOSetSlots(A, c, (const PetscScalar *)hv, mode);
+    PetscCall(GpuMatsCOORestoreHost(v, &hv));
+    PetscCall(ierr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (c->size > 1) {
     for (PetscCount k = 0; k < c->nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->send_k[k]];
     ierr = MPI_Alltoallv(c->sendbuf, c->scount, c->sdispl, MPIU_SCALAR, c->recvbuf, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)A)) ? PETSC_ERR_MPI : PETSC_SUCCESS;
