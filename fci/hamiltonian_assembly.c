@@ -309,17 +309,44 @@ static PetscErrorCode FCICSROffsets(PetscInt m, const PetscInt count[], PetscInt
   PetscFunctionReturn(0);
 }
 
+/* The CSR arrays of rows rstart..rend-1 (split at the columns cstart..cend-1 when mpi) written
+   by the threads: counting sweep, offsets, then each thread writes its rows where they belong,
+   touching those pages first. */
+static PetscErrorCode FCICSRArraysMake(FCIRowGenerator gen, PetscBool mpi, PetscInt m, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, FCICSRArrays *c, PetscLogDouble t[3])
+{
+  PetscInt *dnz, *onz;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(m + 1, &c->i));
+  if (mpi) PetscCall(PetscMalloc1(m + 1, &c->oi));
+  PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
+  PetscCall(PetscTime(&t[0]));
+  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
+  PetscCall(FCICSROffsets(m, dnz, c->i));
+  if (mpi) PetscCall(FCICSROffsets(m, onz, c->oi));
+  PetscCall(PetscFree2(dnz, onz));
+  PetscCall(PetscTime(&t[1]));
+  PetscCall(PetscMalloc1(c->i[m] + 1, &c->j));
+  PetscCall(PetscMalloc1(c->i[m] + 1, &c->a));
+  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oj));
+  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oa));
+  PetscCall(FCIRowGeneratorGetSplitRows(gen, rstart, rend, cstart, cend, c->i, c->j, c->a, c->oi, c->oj, c->oa));
+  PetscCall(PetscTime(&t[2]));
+  PetscFunctionReturn(0);
+}
+
 /* B of T's sizes, type and options prefix, from the CSR arrays the threads write in place. */
 static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *B)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)T);
   FCICSRArrays  *c;
   PetscContainer container;
-  PetscInt       m, n, M, N, rstart, rend, cstart, cend, nthreads, *dnz, *onz = NULL;
+  PetscInt       m, n, M, N, rstart, rend, cstart, cend, nthreads;
   PetscBool      mpi;
   MatType        type;
   const char    *prefix;
-  PetscLogDouble t0, t1, t2, t3;
+  PetscLogDouble t[3] = {0, 0, 0}, t3;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetLocalSize(T, &m, &n));
@@ -330,25 +357,12 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   else cstart = 0, cend = N;
   PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
   PetscCall(PetscNew(&c));
-  PetscCall(PetscMalloc1(m + 1, &c->i));
-  if (mpi) PetscCall(PetscMalloc1(m + 1, &c->oi));
-  /* sweep 1: the lengths inside and outside the diagonal block */
-  PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
-  PetscCall(PetscTime(&t0));
-  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
-  PetscCall(FCICSROffsets(m, dnz, c->i));
-  if (mpi) PetscCall(FCICSROffsets(m, onz, c->oi));
-  PetscCall(PetscFree2(dnz, onz));
-  /* sweep 2: each thread writes its rows where they belong, touching those pages first */
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscMalloc1(c->i[m] + 1, &c->j));
-  PetscCall(PetscMalloc1(c->i[m] + 1, &c->a));
-  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oj));
-  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oa));
-  PetscCall(FCIRowGeneratorGetSplitRows(gen, rstart, rend, cstart, cend, c->i, c->j, c->a, c->oi, c->oj, c->oa));
-  PetscCall(PetscTime(&t2));
-  if (mpi) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, c->i, c->j, c->a, c->oi, c->oj, c->oa, B));
-  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, N, c->i, c->j, c->a, B));
+  ierr = FCICSRArraysMake(gen, mpi, m, rstart, rend, cstart, cend, c, t);
+  if (!ierr) ierr = mpi ? MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, c->i, c->j, c->a, c->oi, c->oj, c->oa, B) : MatCreateSeqAIJWithArrays(comm, m, N, c->i, c->j, c->a, B);
+  if (ierr) { /* the arrays are the matrix's only once it exists */
+    PetscCall(FCICSRArraysDestroy(c));
+    PetscCall(ierr);
+  }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, c));
   PetscCall(PetscContainerSetUserDestroy(container, FCICSRArraysDestroy));
@@ -360,7 +374,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   PetscCall(MatSetOptionsPrefix(*B, prefix));
   PetscCall(MatSetFromOptions(*B));
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, rows written in place %g s, %s taking the arrays %g s\n", rstart, rend, nthreads, t1 - t0, t2 - t1, type, t3 - t2));
+  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, rows written in place %g s, %s taking the arrays %g s\n", rstart, rend, nthreads, t[1] - t[0], t[2] - t[1], type, t3 - t[2]));
   PetscFunctionReturn(0);
 }
 
