@@ -15,6 +15,7 @@
    with -label naming the configuration); times are wall times of the whole calls (the GPU work is
    finished when the solvers return: they read norms); a part left out is 0. */
 #include <petscdmda.h>
+#include "bench_stencil.h"
 #include <petscksp.h>
 #include <petscsnes.h>
 
@@ -27,29 +28,8 @@ static const char help[] = "DMDA program: DMCreateMatrix + fill, CG/Jacobi, mult
 typedef struct {
   PetscBool box;         /* 27-point operator, else 7-point */
   PetscReal lambda;      /* the nonlinear term lambda * u^3 of the Newton solve */
-  PetscInt  nnb;         /* the neighbours of a point: 6 or 26 */
-  PetscInt  nb[26][3];   /* their displacements (i, j, k) */
+  BenchStencil st;      /* its neighbours */
 } Problem;
-
-static void ProblemSetStencil(Problem *p)
-{
-  p->nnb = 0;
-  for (PetscInt dk = -1; dk <= 1; dk++)
-    for (PetscInt dj = -1; dj <= 1; dj++)
-      for (PetscInt di = -1; di <= 1; di++) {
-        const PetscInt far = PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk);
-
-        if (far == 0 || (!p->box && far > 1)) continue;
-        p->nb[p->nnb][0]   = di;
-        p->nb[p->nnb][1]   = dj;
-        p->nb[p->nnb++][2] = dk;
-      }
-}
-
-static inline PetscBool Inside(const DMDALocalInfo *info, PetscInt i, PetscInt j, PetscInt k)
-{
-  return (PetscBool)(i >= 0 && i < info->mx && j >= 0 && j < info->my && k >= 0 && k < info->mz);
-}
 
 /* The operator: 2 * (neighbours) on the diagonal, -1 for each neighbour of the stencil (the
    boundary rows keep their diagonal: an SPD, diagonally dominant M-matrix). */
@@ -70,11 +50,11 @@ static PetscErrorCode FillOperator(DM da, Mat A, const Problem *p)
         row.j = j;
         row.k = k;
         row.c = 0;
-        for (PetscInt q = 0; q < p->nnb; q++) {
-          if (!Inside(&info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) continue;
-          col[n].i = i + p->nb[q][0];
-          col[n].j = j + p->nb[q][1];
-          col[n].k = k + p->nb[q][2];
+        for (PetscInt q = 0; q < p->st.nnb; q++) {
+          if (!BenchInside(&info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) continue;
+          col[n].i = i + p->st.nb[q][0];
+          col[n].j = j + p->st.nb[q][1];
+          col[n].k = k + p->st.nb[q][2];
           col[n].c = 0;
           v[n++]   = -1.0;
         }
@@ -115,8 +95,8 @@ static PetscErrorCode FormFunctionLocal(DMDALocalInfo *info, PetscScalar ***u, P
       for (PetscInt i = info->xs; i < info->xs + info->xm; i++) {
         PetscScalar s = (p->box ? 52.0 : 12.0) * u[k][j][i] + p->lambda * u[k][j][i] * u[k][j][i] * u[k][j][i] - 1.0;
 
-        for (PetscInt q = 0; q < p->nnb; q++)
-          if (Inside(info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) s -= u[k + p->nb[q][2]][j + p->nb[q][1]][i + p->nb[q][0]];
+        for (PetscInt q = 0; q < p->st.nnb; q++)
+          if (BenchInside(info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) s -= u[k + p->st.nb[q][2]][j + p->st.nb[q][1]][i + p->st.nb[q][0]];
         f[k][j][i] = s;
       }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -205,7 +185,7 @@ int main(int argc, char **argv)
 {
   PetscInt       n = 33, its_cg = 0, its_mg = 0, its_newton = 0, its_newton_lin = 0, levels = 0;
   char           stencil[8] = "star", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "";
-  Problem        p = {PETSC_FALSE, 1.0, 0, {{0}}};
+  Problem        p = {PETSC_FALSE, 1.0, {0, {{0}}}};
   PetscBool      do_cg = PETSC_TRUE, do_mg = PETSC_TRUE, do_newton = PETSC_TRUE;
   DM             da;
   Mat            A;
@@ -228,7 +208,7 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCheck(!strcmp(stencil, "star") || !strcmp(stencil, "box"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-stencil %s: star or box", stencil);
   p.box = strcmp(stencil, "box") ? PETSC_FALSE : PETSC_TRUE;
-  ProblemSetStencil(&p);
+  BenchStencilSet(&p.st, p.box);
   if (!levels) levels = MostLevels(n);
   PetscCheck(levels >= 1 && n > 1 && (n - 1) % (1 << (levels - 1)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " with %" PetscInt_FMT " multigrid levels: n - 1 must be a multiple of 2^(levels - 1) (e.g. 161 or 97 with 5 levels)", n, levels);
 

@@ -36,6 +36,7 @@
    stops the program with an error (no CSV line).  One line of results a run; -csv FILE appends
    it, -label names the configuration. */
 #include <petscdmda.h>
+#include "bench_stencil.h"
 #include <petscmat.h>
 #if defined(PETSC_HAVE_CUDA)
   #include <cuda_runtime.h>
@@ -50,34 +51,13 @@ static const char help[] = "DMDA operator whose values change step after step: v
 typedef struct {
   PetscBool box;       /* 27-point operator, else 7-point */
   PetscReal shift;     /* the diagonal moves by shift * step */
-  PetscInt  nnb;       /* the neighbours of a point: 6 or 26 */
-  PetscInt  nb[26][3]; /* their displacements (i, j, k) */
+  BenchStencil st;      /* its neighbours */
 } Problem;
 
 typedef struct {
   PetscBool   device; /* there is a GPU to synchronise */
   PetscMPIInt size;
 } Clock;
-
-static void ProblemSetStencil(Problem *p)
-{
-  p->nnb = 0;
-  for (PetscInt dk = -1; dk <= 1; dk++)
-    for (PetscInt dj = -1; dj <= 1; dj++)
-      for (PetscInt di = -1; di <= 1; di++) {
-        const PetscInt far = PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk);
-
-        if (far == 0 || (!p->box && far > 1)) continue;
-        p->nb[p->nnb][0]   = di;
-        p->nb[p->nnb][1]   = dj;
-        p->nb[p->nnb++][2] = dk;
-      }
-}
-
-static inline PetscBool Inside(const DMDALocalInfo *info, PetscInt i, PetscInt j, PetscInt k)
-{
-  return (PetscBool)(i >= 0 && i < info->mx && j >= 0 && j < info->my && k >= 0 && k < info->mz);
-}
 
 static inline PetscScalar OffDiagonal(PetscInt q, PetscInt step)
 {
@@ -86,7 +66,7 @@ static inline PetscScalar OffDiagonal(PetscInt q, PetscInt step)
 
 static inline PetscScalar Diagonal(const Problem *p, PetscInt i, PetscInt j, PetscInt k, PetscInt step)
 {
-  return 2.0 * (PetscReal)p->nnb * (1.0 + 0.01 * (PetscReal)step) + p->shift * (PetscReal)step + 0.001 * (PetscReal)((i + j + k) % 5);
+  return 2.0 * (PetscReal)p->st.nnb * (1.0 + 0.01 * (PetscReal)step) + p->shift * (PetscReal)step + 0.001 * (PetscReal)((i + j + k) % 5);
 }
 
 /* The entries of the locally owned rows, row by row (the neighbours in stencil order, the diagonal
@@ -111,11 +91,11 @@ static PetscErrorCode ForEachRow(DM da, const Problem *p, PetscInt step, RowVisi
         row.i = i;
         row.j = j;
         row.k = k;
-        for (PetscInt q = 0; q < p->nnb; q++) {
-          if (!Inside(&info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) continue;
-          col[n].i = i + p->nb[q][0];
-          col[n].j = j + p->nb[q][1];
-          col[n].k = k + p->nb[q][2];
+        for (PetscInt q = 0; q < p->st.nnb; q++) {
+          if (!BenchInside(&info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) continue;
+          col[n].i = i + p->st.nb[q][0];
+          col[n].j = j + p->st.nb[q][1];
+          col[n].k = k + p->st.nb[q][2];
           col[n].c = 0;
           v[n++]   = OffDiagonal(q, step);
         }
@@ -198,8 +178,8 @@ static PetscCount COOCount(const DMDALocalInfo *info, const Problem *p)
     for (PetscInt j = info->ys; j < info->ys + info->ym; j++)
       for (PetscInt i = info->xs; i < info->xs + info->xm; i++) {
         n++;
-        for (PetscInt q = 0; q < p->nnb; q++)
-          if (Inside(info, i + p->nb[q][0], j + p->nb[q][1], k + p->nb[q][2])) n++;
+        for (PetscInt q = 0; q < p->st.nnb; q++)
+          if (BenchInside(info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) n++;
       }
   return n;
 }
@@ -417,7 +397,7 @@ int main(int argc, char **argv)
 {
   PetscInt       n = 40, steps = 20, mults = 50;
   char           stencil[8] = "star", path[16] = "setvalues", memory[8] = "host", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "", type[64];
-  Problem        p = {PETSC_FALSE, 0.5, 0, {{0}}};
+  Problem        p = {PETSC_FALSE, 0.5, {0, {{0}}}};
   PetscBool      coo, on_device, warmup = PETSC_TRUE;
   Clock          clk = {PETSC_FALSE, 1};
   DM             da;
@@ -464,7 +444,7 @@ int main(int argc, char **argv)
   coo       = strcmp(path, "coo") ? PETSC_FALSE : PETSC_TRUE;
   on_device = (coo && !strcmp(memory, "device")) ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(!on_device || clk.device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA and a GPU: use -coo_memory host");
-  ProblemSetStencil(&p);
+  BenchStencilSet(&p.st, p.box);
   if (warmup) PetscCall(WarmUp(&p, clk.device, coo, on_device));
 
   PetscCall(MakeDA(n, &p, clk.device, &da));
