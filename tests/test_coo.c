@@ -199,6 +199,16 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
     PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv[0], INSERT_VALUES));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device indices and values", desc));
     PetscCall(Compare(t, A, B, type, what));
+    /* device values added, then inserted again (pcsr takes them on the device: the host copy and
+       the device copy must both follow) */
+    PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv[2], ADD_VALUES));
+    PetscCall(MatSetValuesCOO(B, c->v[2], ADD_VALUES));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values added", desc));
+    PetscCall(Compare(t, A, B, type, what));
+    PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv[0], INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(B, c->v[0], INSERT_VALUES));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values inserted after an addition", desc));
+    PetscCall(Compare(t, A, B, type, what));
     PetscCall(MatDestroy(&A));
   }
   for (int k = 0; k < 3; k++) PetscCall(DeviceFree(&dv[k]));

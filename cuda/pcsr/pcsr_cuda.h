@@ -13,6 +13,15 @@ extern "C" {
 /* The values only (same structure); a transposed copy is refreshed on its next use. */
 PetscErrorCode PCSRDeviceCopyValues(PCSRDevice dev, const PetscInt *ai, const PetscScalar *aa);
 
+/* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
+   stored entries (AIJ's order), jmap (nnz + 1) and perm (jmap[nnz]) made on the host at
+   MatSetPreallocationCOO; SetValues sums v into the device values (added to them when 'add') and
+   copies the result into host_values (the AIJ master's nnz values). */
+typedef struct _n_PCSRDeviceCOO *PCSRDeviceCOO;
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, const int32_t *jmap, const int32_t *perm, PCSRDeviceCOO *coo);
+PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo);
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values);
+
 #if defined(__cplusplus)
 }
 #endif

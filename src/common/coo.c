@@ -166,6 +166,12 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
     if (!ierr) ierr = (*parent)(A, n, ci, cj);
     if (ci) PetscCall(PetscFree2(ci, cj));
   }
+  if (!ierr) { /* a format that takes device values straight in maps the entries now (pcsr) */
+    PetscErrorCode (*map)(Mat, PetscCount, const PetscInt[], const PetscInt[]) = NULL;
+
+    ierr = PetscObjectQueryFunction((PetscObject)A, "GpuMatsCOOMap_C", &map);
+    if (!ierr && map) ierr = (*map)(A, n, (const PetscInt *)hi, (const PetscInt *)hj);
+  }
   PetscCall(GpuMatsCOORestoreHost(coo_i, &hi));
   PetscCall(GpuMatsCOORestoreHost(coo_j, &hj));
   PetscCall(ierr);
@@ -189,6 +195,18 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
   /* a MatDuplicate of a COO matrix: PETSc 3.18's AIJ does not copy its COO maps and would read
      them from NULL; refused on every process alike */
   PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO on it (a MatDuplicate does not carry the COO preallocation): call MatSetPreallocationCOO on it first", ((PetscObject)A)->type_name);
+#if defined(PETSC_HAVE_CUDA)
+  { /* values in device memory, a format that takes them there (pcsr): no host round trip */
+    PetscErrorCode (*device_values)(Mat, const PetscScalar[], InsertMode, PetscBool *) = NULL;
+    PetscMemType mtype = PETSC_MEMTYPE_HOST;
+    PetscBool    done  = PETSC_FALSE;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "GpuMatsCOOSetValuesDevice_C", &device_values));
+    if (device_values && v) PetscCall(PetscGetMemType(v, &mtype));
+    if (device_values && PetscMemTypeDevice(mtype)) PetscCall((*device_values)(A, v, mode, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(GpuMatsCOOGetHost(A, v, (size_t)n * sizeof(PetscScalar), "values", &hv));
   ierr = (*parent)(A, (const PetscScalar *)hv, mode);
   PetscCall(GpuMatsCOORestoreHost(v, &hv));

@@ -80,6 +80,7 @@ static PetscErrorCode PCSRComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_pcsr_C", set ? MatConvert_SeqAIJ_SeqAIJPCSR : NULL));
   PetscCall(MatPCSRComposeSettings_SeqAIJPCSR(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_SeqAIJPCSR : NULL));
+  PetscCall(MatPCSRComposeCOO_SeqAIJPCSR(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -20,7 +20,9 @@ typedef struct {
   PCSRRowStats  stats;  /* of the matrix as last built */
   PetscBool     dev_current;
 #if GPUMATS_HAVE_CUDA
-  PCSRDevice dev;
+  PCSRDevice       dev;
+  PCSRDeviceCOO    coo;              /* COO entries -> stored entries on the device (pcsr_coo.c), or NULL */
+  PetscObjectState coo_nonzerostate; /* the pattern it was made for */
 #endif
 } Mat_SeqAIJPCSR;
 
@@ -39,3 +41,5 @@ PETSC_INTERN PetscErrorCode MatView_SeqAIJPCSR(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatPCSRGetInfo_SeqAIJPCSR(Mat, MatPCSRInfo *);
 /* MatPCSRSet/GetKernel, Set/GetTranspose (and Set/GetPartition for the MPI type) on A */
 PETSC_INTERN PetscErrorCode MatPCSRComposeSettings_SeqAIJPCSR(Mat, PetscBool set);
+/* pcsr_coo.c: COO values in device memory straight into the device copy (set false frees the map) */
+PETSC_INTERN PetscErrorCode MatPCSRComposeCOO_SeqAIJPCSR(Mat, PetscBool set);

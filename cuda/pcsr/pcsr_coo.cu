@@ -1,0 +1,87 @@
+/* COO values straight into a PCSR device copy: each stored entry p of the CSR (AIJ's order)
+   is the sum of the COO values v[perm[q]], jmap[p] <= q < jmap[p+1] (duplicates summed, ignored
+   entries absent), so MatSetValuesCOO with values in device memory is one kernel; the host
+   AIJ master then gets the new values by one copy back. */
+#include <petscsys.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+extern "C" {
+#include "../common/gpumats_cuda.h"
+#include "pcsr_cudaimpl.h"
+}
+
+#define PCSR_COO_THREADS 256
+
+struct _n_PCSRDeviceCOO {
+  int32_t  nnz;  /* stored entries the map covers */
+  int64_t  n;    /* COO entries */
+  int32_t *jmap; /* nnz + 1 */
+  int32_t *perm; /* jmap[nnz]: the COO entries of each stored entry, stored entries in order */
+};
+
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, const int32_t *jmap, const int32_t *perm, PCSRDeviceCOO *coo)
+{
+  PCSRDeviceCOO  c;
+  PetscErrorCode ierr;
+  char           what[128];
+
+  PetscFunctionBegin;
+  *coo = NULL;
+  PetscCall(PetscNew(&c));
+  c->nnz = nnz;
+  c->n   = n;
+  snprintf(what, sizeof(what), "PCSR COO map of %d stored entries", (int)nnz);
+  ierr = GpuMatsCUDAMalloc((void **)&c->jmap, ((size_t)nnz + 1) * sizeof(int32_t), what);
+  snprintf(what, sizeof(what), "PCSR COO map of %d COO entries", (int)jmap[nnz]);
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->perm, ((size_t)jmap[nnz] + 1) * sizeof(int32_t), what);
+  if (!ierr) ierr = GpuMatsCUDACopyToDevice(c->jmap, jmap, ((size_t)nnz + 1) * sizeof(int32_t));
+  if (!ierr && jmap[nnz]) ierr = GpuMatsCUDACopyToDevice(c->perm, perm, (size_t)jmap[nnz] * sizeof(int32_t));
+  if (ierr) {
+    (void)PCSRDeviceCOODestroy(&c);
+    PetscCall(ierr);
+  }
+  *coo = c;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo)
+{
+  PetscFunctionBegin;
+  if (!*coo) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAFree((*coo)->jmap));
+  PetscCall(GpuMatsCUDAFree((*coo)->perm));
+  PetscCall(PetscFree(*coo));
+  PetscFunctionReturn(0);
+}
+
+__global__ void PCSRCOOSum(int32_t nnz, const int32_t *jmap, const int32_t *perm, const PetscScalar *v, int add, PetscScalar *val)
+{
+  for (int32_t p = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x); p < nnz; p += (int32_t)(gridDim.x * blockDim.x)) {
+    PetscScalar s = add ? val[p] : 0.0;
+
+    for (int32_t q = jmap[p]; q < jmap[p + 1]; q++) s += v[perm[q]];
+    val[p] = s;
+  }
+}
+
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values)
+{
+  void          *stream;
+  const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nnz + PCSR_COO_THREADS - 1) / PCSR_COO_THREADS, (int64_t)1 << 16);
+  PetscBool      reg;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR COO map of %d stored entries for a device copy of %d", (int)coo->nnz, (int)dev->nnz);
+  if (!coo->nnz) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  PCSRCOOSum<<<blocks, PCSR_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nnz, coo->jmap, coo->perm, v, add ? 1 : 0, dev->val);
+  GpuMatsCallCUDA(cudaGetLastError());
+  if (dev->t_built) dev->t_stale = PETSC_TRUE;
+  /* the host master gets the same values (the copy waits for the kernel) */
+  reg  = GpuMatsCUDAHostRegister(host_values, (size_t)coo->nnz * sizeof(PetscScalar));
+  ierr = GpuMatsCUDACopyToHost(host_values, dev->val, (size_t)coo->nnz * sizeof(PetscScalar));
+  GpuMatsCUDAHostUnregister(host_values, reg);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}

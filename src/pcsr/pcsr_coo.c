@@ -1,0 +1,97 @@
+/* MATSEQAIJPCSR: COO values given in device memory go into the device copy by one kernel, and back
+   into the AIJ master by one copy, instead of through the host COO assembly and a new upload.
+   The map from the COO entries to the stored entries (AIJ's order) is made once, at
+   MatSetPreallocationCOO; common/coo.c calls both through composed functions and takes AIJ's
+   host path whenever these decline (host values, no device, a pattern changed since). */
+#include "pcsr/pcsr_impl.h"
+
+#if GPUMATS_HAVE_CUDA
+/* After AIJ's MatSetPreallocationCOO: the stored entry of each COO entry (ci, cj on the host, in
+   the caller's order), grouped by stored entry, uploaded when the products run on the device. */
+static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+{
+  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscInt64      nnz;
+  int32_t        *jmap, *perm, *pos, *next;
+  PetscBool       uses;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRDeviceCOODestroy(&p->coo));
+  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, &uses));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  nnz = A->rmap->n ? ai[A->rmap->n] : 0;
+  if (!uses || n > INT32_MAX || nnz > INT32_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc4(nnz + 1, &jmap, PetscMax(n, 1), &perm, PetscMax(n, 1), &pos, nnz + 1, &next));
+  PetscCall(PetscArrayzero(jmap, nnz + 1));
+  for (PetscCount k = 0; k < n; k++) {
+    const PetscInt i = ci[k], j = cj[k];
+    PetscInt       lo, hi;
+
+    pos[k] = -1;
+    if (i < 0 || j < 0) continue;
+    for (lo = ai[i], hi = ai[i + 1]; hi - lo > 1;) { /* aj[lo] <= j < aj[hi] within the row */
+      const PetscInt mid = lo + (hi - lo) / 2;
+
+      if (aj[mid] <= j) lo = mid;
+      else hi = mid;
+    }
+    PetscCheck(lo < ai[i + 1] && aj[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pcsr COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", k, i, j);
+    pos[k] = (int32_t)lo;
+    jmap[lo + 1]++;
+  }
+  for (PetscInt64 q = 0; q < nnz; q++) jmap[q + 1] += jmap[q];
+  PetscCall(PetscArraycpy(next, jmap, nnz + 1));
+  for (PetscCount k = 0; k < n; k++)
+    if (pos[k] >= 0) perm[next[pos[k]]++] = (int32_t)k;
+  ierr = PCSRDeviceCOOCreate((int32_t)nnz, (int64_t)n, jmap, perm, &p->coo);
+  PetscCall(PetscFree4(jmap, perm, pos, next));
+  PetscCall(ierr);
+  p->coo_nonzerostate = A->nonzerostate;
+  PetscCall(PetscInfo(A, "pcsr COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v in device memory: *done when the values went in on the device (and back to the host AIJ) */
+static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
+{
+  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscBool       on_device;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!p->coo || p->coo_nonzerostate != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatPCSRUpdate_SeqAIJPCSR(A, &on_device)); /* the device copy as the host's, values included */
+  if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  /* the device copy holds these values already: current now, and after the assembly that
+     MatSetValuesCOO() does next (one state increase) */
+  PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
+  p->shadow.state++;
+  p->dev_current = PETSC_TRUE;
+  *done          = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+PetscErrorCode MatPCSRComposeCOO_SeqAIJPCSR(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOMap_C", set ? MatPCSRCOOMap_SeqAIJPCSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOSetValuesDevice_C", set ? MatPCSRCOOSetValuesDevice_SeqAIJPCSR : NULL));
+  if (!set) PetscCall(PCSRDeviceCOODestroy(&((Mat_SeqAIJPCSR *)A->spptr)->coo));
+#else
+  (void)A;
+  (void)set;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
