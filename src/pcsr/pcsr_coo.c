@@ -50,7 +50,10 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   ierr = PCSRDeviceCOOCreate((int32_t)nnz, (int64_t)n, jmap, perm, &p->coo);
   PetscCall(PetscFree4(jmap, perm, pos, next));
   PetscCall(ierr);
-  p->coo_nonzerostate = A->nonzerostate;
+  /* the pattern it maps: MatSetPreallocationCOO() raises the nonzero state once more after this
+     (PETSc 3.18 to 3.22), and AIJ's arrays are these until a change of pattern reallocates them */
+  p->coo_nonzerostate = A->nonzerostate + 1;
+  p->coo_columns      = aj;
   PetscCall(PetscInfo(A, "pcsr COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -66,10 +69,14 @@ static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscSca
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  if (!p->coo || p->coo_nonzerostate != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!p->coo) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  if (p->coo_nonzerostate != A->nonzerostate || p->coo_columns != aj) { /* another pattern since */
+    PetscCall(PetscInfo(A, "pcsr COO: the pattern changed since MatSetPreallocationCOO: the values go through the host\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatPCSRUpdate_SeqAIJPCSR(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   /* the device copy holds these values already: current now, and after the assembly that

@@ -22,7 +22,8 @@ typedef struct {
 #if GPUMATS_HAVE_CUDA
   PCSRDevice       dev;
   PCSRDeviceCOO    coo;              /* COO entries -> stored entries on the device (pcsr_coo.c), or NULL */
-  PetscObjectState coo_nonzerostate; /* the pattern it was made for */
+  PetscObjectState coo_nonzerostate; /* the pattern it was made for: its nonzero state and */
+  const PetscInt  *coo_columns;      /*   AIJ's column array then */
 #endif
 } Mat_SeqAIJPCSR;
 
