@@ -10,6 +10,7 @@ static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of 
    indices) also come from device arrays. */
 #include <gpumats.h>
 #include "testmat.h"
+#include <string.h>
 #include "gpumats_config.h"
 #if defined(PETSC_HAVE_CUDA) && GPUMATS_HAVE_CUDA
   #include "cuda/common/gpumats_cuda.h" /* the device copies of the arrays: plain CUDA, no PETSc memory tracker */
@@ -258,6 +259,20 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s, first values again", desc));
   PetscCall(Compare(t, A, B, type, what));
 
+  /* diag: another scheme stores the same diagonals elsewhere; new values must find their new places */
+  if (!strcmp(type, MATDIAG)) {
+    MatDiagScheme scheme = MAT_DIAG_SCHEME_HM;
+
+    PetscCall(MatDiagGetScheme(A, &scheme));
+    PetscCall(MatDiagSetScheme(A, scheme == MAT_DIAG_SCHEME_HM && M == N ? MAT_DIAG_SCHEME_CDM : MAT_DIAG_SCHEME_HM));
+    PetscCall(MatSetValuesCOO(A, c.v[1], INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(B, c.v[1], INSERT_VALUES));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, new values after a change of scheme", desc));
+    PetscCall(Compare(t, A, B, type, what));
+    PetscCall(MatSetValuesCOO(A, c.v[0], INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(B, c.v[0], INSERT_VALUES));
+  }
+
   /* a duplicate does not carry the COO preallocation (PETSc 3.18's MATAIJ reads NULL maps then):
      MatSetValuesCOO is refused until MatSetPreallocationCOO is called on it */
   if (test_duplicate) {
@@ -382,6 +397,7 @@ static PetscErrorCode RunTests(void)
     PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE));
     PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE));
     PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE));
+    PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE)); /* square, many diagonals on both sides: HM and CDM place them apart */
     for (PetscInt round = 0; round < rounds; round++) {
       PetscInt M, N, per;
 

@@ -6,6 +6,7 @@
 #pragma once
 #include "../../src/diag/diag_format.h"
 #include "../../src/diag/diag_product_plan.h"
+#include <stdint.h>
 
 #if defined(__cplusplus)
 extern "C" {
@@ -34,6 +35,14 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 #define DIAG_STAGED_MIN_PAIRS 16
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
+
+/* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): the value slot of each
+   of n entries and its place in the value array, uploaded once; SetValues adds v[k[t]] into
+   slot[t] of the device values, zeroed first unless 'add'.  On GpuMatsCUDAGetStream(). */
+typedef struct _n_DiagDeviceCOO *DiagDeviceCOO;
+PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t *k, DiagDeviceCOO *coo);
+PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
+PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 
 #if defined(__cplusplus)
 }

@@ -7,11 +7,16 @@
    preallocation by assembling explicit zeros at every entry, as MATAIJ's COO pattern holds every
    entry; new values then go into stored diagonals (MatSetValues, O(1) an entry) and one
    assembly.  On one process (seqdiag) each entry's value slot is found once, after the pattern is
-   made, and MatSetValuesCOO is one pass of additions into the value array.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
+   made (again after a change of scheme), and MatSetValuesCOO is one pass of additions into the
+   value array; values in device memory go into the device copy by one kernel (cuda/diag/diag_coo.cu),
+   which then holds the newer values.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
    arrays in device memory copied to the host first (common/coo.c). */
 #include "common/gpumats_coo.h"
 #include "diag/diag_impl.h"
 #include "diag/mpidiag_impl.h"
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h> /* PetscGetMemType */
+#endif
 
 #define DIAG_COO "MatDiagCOO"
 
@@ -21,6 +26,10 @@ typedef struct {
   PetscInt    *own_i, *own_j; /*   row and column */
   PetscCount  *own_k;        /*   place in the value array */
   PetscCount  *own_slot;     /*   seqdiag: its slot in the stored values (found once the pattern is made) */
+  const PetscInt *slots_for; /*   the fmt.offset array of the layout they are for */
+#if GPUMATS_HAVE_CUDA
+  DiagDeviceCOO dev;         /*   the slots on the device, where the products run there */
+#endif
   PetscMPIInt  size;
   PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
   PetscCount   nsend, nrecv;
@@ -36,6 +45,9 @@ static PetscErrorCode DiagCOODestroy(void *ctx)
   PetscFunctionBegin;
   PetscCall(PetscFree3(c->own_i, c->own_j, c->own_k));
   PetscCall(PetscFree(c->own_slot));
+#if GPUMATS_HAVE_CUDA
+  PetscCall(DiagDeviceCOODestroy(&c->dev));
+#endif
   PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
   PetscCall(PetscFree2(c->send_k, c->sendbuf));
   PetscCall(PetscFree3(c->recv_i, c->recv_j, c->recvbuf));
@@ -161,6 +173,54 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
     PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is on no stored diagonal after its pattern was assembled", c->own_i[k], c->own_j[k]);
     c->own_slot[k] = slot - d->fmt.val;
   }
+  c->slots_for = d->fmt.offset;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(DiagDeviceCOODestroy(&c->dev));
+  {
+    PetscBool uses;
+
+    PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, &uses));
+    if (uses && c->nown <= INT32_MAX && c->n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] <= INT32_MAX) {
+      int32_t       *slot32, *k32;
+      PetscErrorCode ierr;
+
+      PetscCall(PetscMalloc2(PetscMax(c->nown, 1), &slot32, PetscMax(c->nown, 1), &k32));
+      for (PetscCount k = 0; k < c->nown; k++) slot32[k] = (int32_t)c->own_slot[k], k32[k] = (int32_t)c->own_k[k];
+      ierr = DiagDeviceCOOCreate((int32_t)c->nown, slot32, k32, &c->dev);
+      PetscCall(PetscFree2(slot32, k32));
+      PetscCall(ierr);
+      PetscCall(PetscInfo(A, "seqdiag COO: %" PetscCount_FMT " entries mapped to their value slots on the device: values in device memory go straight into the device copy\n", c->nown));
+    }
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* seqdiag, v in device memory: *done when the values went into the device copy */
+static PetscErrorCode DiagCOOSetValuesDevice(Mat A, const DiagCOO *c, const PetscScalar *v, InsertMode mode, PetscBool *done)
+{
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  {
+    Mat_SeqDiag *d     = (Mat_SeqDiag *)A->spptr;
+    PetscMemType mtype = PETSC_MEMTYPE_HOST;
+
+    if (!c->dev || !v) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscGetMemType(v, &mtype));
+    if (!PetscMemTypeDevice(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatDiagSyncDevice_SeqDiag(A)); /* the device copy made, and current where values are added */
+    PetscCall(DiagDeviceCOOSetValues(d->dev, c->dev, v, (PetscBool)(mode == ADD_VALUES)));
+    d->values_at = DIAG_VALUES_DEVICE;
+    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+    *done = PETSC_TRUE;
+  }
+#else
+  (void)A;
+  (void)c;
+  (void)v;
+  (void)mode;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -261,6 +321,13 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   PetscCall(DiagCOOGet(A, &c));
   PetscCheck(v || !c->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->n);
+  if (c->own_slot && c->slots_for != ((Mat_SeqDiag *)A->spptr)->fmt.offset) PetscCall(DiagCOOFindSlots(A, c)); /* another layout since (a change of scheme) */
+  if (c->own_slot) {
+    PetscBool done;
+
+    PetscCall(DiagCOOSetValuesDevice(A, c, v, mode, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(GpuMatsCOOGetHost(A, v, (size_t)c->n * sizeof(PetscScalar), "values", &hv));
   if (c->own_slot) {
     ierr = DiagCOOSetSlots(A, c, (const PetscScalar *)hv, mode);
