@@ -64,6 +64,14 @@ typedef enum {
                                  atomics, HM), for comparison */
 } MatDiagProductKernel;
 
+/* Where MatSOR() of a diag matrix sweeps (PCSOR, the default smoother of PCMG's levels) */
+typedef enum {
+  MAT_DIAG_SOR_AUTO   = 0, /* the device when the vectors are there and the matrix is large and parallel enough
+                              (at least 32768 rows, at least 256 rows a level of its schedule), else the host */
+  MAT_DIAG_SOR_HOST   = 1,
+  MAT_DIAG_SOR_DEVICE = 2  /* the device whenever the matrix multiplies there (host vectors are copied) */
+} MatDiagSOR;
+
 /* Where the multiplies run */
 typedef enum {
   GPUMATS_BACKEND_AUTO = 0, /* CUDA when built with it and a device is present, else host */
@@ -542,6 +550,36 @@ PETSC_EXTERN PetscErrorCode MatDiagGetMaxFill(Mat, PetscReal *);
 @*/
 PETSC_EXTERN PetscErrorCode MatDiagSetProductKernel(Mat, MatDiagProductKernel);
 PETSC_EXTERN PetscErrorCode MatDiagGetProductKernel(Mat, MatDiagProductKernel *);
+/*@C
+   MatDiagSetSOR - where MatSOR() of a diag matrix sweeps: on the host, or on the device a level
+   of rows at a time
+
+   Logically Collective
+
+   Input Parameters:
++  A   - a diag matrix (sequential or MPI, whose diagonal blocks sweep; other types ignore the call)
+-  sor - MAT_DIAG_SOR_AUTO (default), MAT_DIAG_SOR_HOST or MAT_DIAG_SOR_DEVICE
+
+   Options Database Key:
+.  -mat_diag_sor <auto|host|device> - the same
+
+   Notes:
+   A Gauss-Seidel sweep is sequential row after row, but a row needs only the rows it is coupled
+   with.  On the device the rows are grouped in levels (a row's level is one more than that of
+   every earlier row it is coupled with, either way: the stencil's wavefronts, x + y + z for a
+   7-point star), made on the host once per pattern, and one kernel sweeps a level.  Each row
+   does the arithmetic of the host sweep in the same order, without fused multiply-adds, so
+   the iterates are those of the host sweep (and of MATSEQAIJ's where the patterns agree) to
+   the last bit.  Forward, backward and symmetric sweeps (local ones alike), a zero initial
+   guess, omega, fshift, its and lits run there; SOR_EISENSTAT and SOR_APPLY_UPPER/LOWER run
+   on the host.  -info says which side was chosen and why.
+
+   Level: advanced
+
+.seealso: MatDiagGetSOR(), MatSOR(), PCSOR
+@*/
+PETSC_EXTERN PetscErrorCode MatDiagSetSOR(Mat, MatDiagSOR);
+PETSC_EXTERN PetscErrorCode MatDiagGetSOR(Mat, MatDiagSOR *);
 
 /* Statistics of a diag matrix (sequential, or the local diagonal block) */
 typedef struct {

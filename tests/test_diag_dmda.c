@@ -2,7 +2,8 @@ static const char help[] = "DMCreateMatrix with -dm_mat_type diag against MATAIJ
 1-D, 2-D and 3-D DMDAs, star and box stencils, stencil widths 1 and 2, 1 and 3 dof, periodic and not:\n\
 the matrix comes assembled with the stencil's zeros (MatAssembled, MatZeroEntries at once),\n\
 MatSetValuesStencil fills it entry for entry as AIJ (MatConvert to AIJ, difference exactly zero,\n\
-and the four multiplies on random vectors), MatZeroEntries then a refill with ADD_VALUES, an entry\n\
+and the four multiplies on random vectors), MatZeroEntries then a refill with ADD_VALUES, MatSOR\n\
+(local sweeps) against AIJ's and its device sweeps against its host ones to the last bit, an entry\n\
 off every stored diagonal is a clear error, and a finite-difference Jacobian by colouring\n\
 (MatFDColoringCreate/SetUp/Apply, both -mat_fd_type) gives AIJ's Jacobian bit for bit.  Without a\n\
 DM: entries staged with ADD, ADD, flush, INSERT (off-process rows too), preallocated or not.\n\
@@ -247,6 +248,73 @@ static PetscErrorCode CheckFDColoring(TestCtx *t, DM da, Mat Jd, Mat Ja, const c
   PetscFunctionReturn(0);
 }
 
+/* The entries of a vector in another of the same layout (perhaps another type) */
+static PetscErrorCode CopyValues(Vec from, Vec to)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArrayWrite(to, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
+  PetscFunctionReturn(0);
+}
+
+/* MatSOR of the filled diag matrix against AIJ's point SOR (tolerance) and, for each sweep, the
+   device sweeps (-mat_diag_sor device, or auto for the large grid) against the host sweeps of the
+   same matrix: equal to the last bit.  Local sweeps on several processes, as MPIAIJ. */
+static PetscErrorCode CheckSOR(TestCtx *t, Mat Jd, Mat Ja, MatDiagSOR device, const char *desc)
+{
+  const MatSORType flags[] = {SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS, SOR_LOCAL_FORWARD_SWEEP | SOR_ZERO_INITIAL_GUESS, SOR_LOCAL_BACKWARD_SWEEP | SOR_ZERO_INITIAL_GUESS, SOR_LOCAL_SYMMETRIC_SWEEP, SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP};
+  const PetscReal  omega[] = {1.0, 1.3, 0.7, 1.0, 1.1, 1.0}, fshift[] = {0.0, 0.0, 0.5, 0.0, 0.0, 0.2};
+  Vec              b, x0, xh, xd, xa, ba;
+  PetscReal        nrm;
+  char             what[300];
+
+  PetscFunctionBeginUser;
+  PetscCall(MatNorm(Ja, NORM_INFINITY, &nrm)); /* a dominant diagonal: the sweeps stay bounded */
+  PetscCall(MatShift(Jd, nrm));
+  PetscCall(MatShift(Ja, nrm));
+  PetscCall(MatCreateVecs(Jd, &x0, &b));
+  PetscCall(MatCreateVecs(Ja, &xa, &ba));
+  PetscCall(VecSetRandom(b, t->rnd));
+  PetscCall(VecSetRandom(x0, t->rnd));
+  PetscCall(VecDuplicate(x0, &xh));
+  PetscCall(VecDuplicate(x0, &xd));
+  for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+    const PetscInt its = 1 + (PetscInt)(f % 2), lits = 1 + (PetscInt)(f % 3 == 2);
+
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSOR flag %d, omega %g, fshift %g, its %" PetscInt_FMT ", lits %" PetscInt_FMT, desc, (int)flags[f], (double)omega[f], (double)fshift[f], its, lits));
+    PetscCall(VecCopy(x0, xh));
+    PetscCall(VecCopy(x0, xd));
+    PetscCall(CopyValues(x0, xa));
+    PetscCall(CopyValues(b, ba));
+    PetscCall(MatDiagSetSOR(Jd, MAT_DIAG_SOR_HOST));
+    PetscCall(MatSOR(Jd, b, omega[f], flags[f], fshift[f], its, lits, xh));
+    PetscCall(MatDiagSetSOR(Jd, device));
+    PetscCall(MatSOR(Jd, b, omega[f], flags[f], fshift[f], its, lits, xd));
+    PetscCall(MatSOR(Ja, ba, omega[f], flags[f], fshift[f], its, lits, xa));
+    PetscCall(CompareVecs(t, xh, xa, what, "the host sweep against AIJ's"));
+    PetscCall(VecAXPY(xd, -1.0, xh));
+    PetscCall(VecNorm(xd, NORM_INFINITY, &nrm));
+    PetscCheck(nrm == 0.0, t->comm, PETSC_ERR_PLIB, "MISMATCH %s: the sweep with -mat_diag_sor %s differs from the host sweep by %g (they must agree to the last bit)", what, device == MAT_DIAG_SOR_AUTO ? "auto" : "device", (double)nrm);
+    t->ncompared++;
+  }
+  PetscCall(MatDiagSetSOR(Jd, MAT_DIAG_SOR_AUTO));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&xd));
+  PetscCall(VecDestroy(&xa));
+  PetscCall(VecDestroy(&ba));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
 {
   DM        da;
@@ -275,6 +343,7 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   }
   PetscCall(DMSetMatType(da, MATAIJ));
   PetscCall(DMCreateMatrix(da, &Ja));
+  PetscCall(MatSetOption(Ja, MAT_USE_INODES, PETSC_FALSE)); /* point SOR, as diag's (inodes relax blocks) */
   PetscCall(DMSetMatType(da, MATDIAG));
   PetscCall(DMCreateMatrix(da, &Jd));
   PetscCall(CheckTypeOneOf(Jd, MATSEQDIAG, MATMPIDIAG, desc));
@@ -294,10 +363,35 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscCall(FillStencil(da, Jd, 2, ADD_VALUES));
   PetscCall(FillStencil(da, Ja, 2, ADD_VALUES));
   PetscCall(CompareEntries(t, Jd, Ja, desc));
+  PetscCall(CheckSOR(t, Jd, Ja, MAT_DIAG_SOR_DEVICE, desc));
   }
   PetscCall(CheckFDColoring(t, da, Jd, Ja, MATMFFD_WP, desc));
   PetscCall(CheckFDColoring(t, da, Jd, Ja, MATMFFD_DS, desc));
   PetscCall(CheckOffPattern(t, Jd, desc));
+  PetscCall(MatDestroy(&Jd));
+  PetscCall(MatDestroy(&Ja));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* A grid large enough for -mat_diag_sor auto to sweep on the device (with device vectors): 33^3
+   rows in 97 levels of the 7-point star */
+static PetscErrorCode LargeSORCheck(TestCtx *t)
+{
+  DM  da;
+  Mat Jd, Ja;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDACreate3d(t->comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 33, 33, 33, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMSetMatType(da, MATAIJ));
+  PetscCall(DMCreateMatrix(da, &Ja));
+  PetscCall(MatSetOption(Ja, MAT_USE_INODES, PETSC_FALSE));
+  PetscCall(DMSetMatType(da, MATDIAG));
+  PetscCall(DMCreateMatrix(da, &Jd));
+  PetscCall(FillStencil(da, Jd, 0, INSERT_VALUES));
+  PetscCall(FillStencil(da, Ja, 0, INSERT_VALUES));
+  PetscCall(CheckSOR(t, Jd, Ja, MAT_DIAG_SOR_AUTO, "3-D star 33^3"));
   PetscCall(MatDestroy(&Jd));
   PetscCall(MatDestroy(&Ja));
   PetscCall(DMDestroy(&da));
@@ -434,6 +528,7 @@ static PetscErrorCode RunTests(void)
               ncases++;
             }
           }
+  PetscCall(LargeSORCheck(&t));
   PetscCall(PetscPrintf(t.comm, "test_diag_dmda on %d rank(s): all passed, %" PetscInt_FMT " DMDAs, %" PetscInt_FMT " results compared with MATAIJ\n", t.size, ncases, t.ncompared));
   PetscCall(TestCtxDestroy(&t));
   PetscFunctionReturn(0);

@@ -44,6 +44,29 @@ PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 
+/* MatSOR on the device (diag_sor.cu): the rows in levels made on the host (DiagSORScheduleCreate),
+   the entries left (lo) and right (up) of the main diagonal as lists of A's stored diagonals by
+   ascending column, and the work vectors.  Check: does every nonzero of A's device values couple
+   rows of different levels, the later row in the later level (values set since the levels were
+   made)?  SetDiagonal: A's diagonal and what the sweeps multiply by (1 / a(i,i) when omega is 1
+   and fshift <= 0, else omega / (fshift + a(i,i))) from diagonal 0's value start start0 (-1: no
+   diagonal 0), *zero_row the first zero a(i,i) in the first case (-1: none).  Sweep: one sweep
+   of MatSOR_SeqDiag's, every level in order (forward) or in reverse (backward), on
+   GpuMatsCUDAGetStream(). */
+typedef struct _n_DiagDeviceSOR *DiagDeviceSOR;
+typedef enum {
+  DIAG_SOR_FORWARD_ZERO,           /* x = (b - L x) idiag from x = 0, keeping t = b - L x */
+  DIAG_SOR_BACKWARD_ZERO,          /* x = (b - U x) idiag from x = 0 */
+  DIAG_SOR_BACKWARD_AFTER_FORWARD, /* x = (1 - omega) x + (t - U x) idiag */
+  DIAG_SOR_FORWARD,                /* x = (1 - omega) x + (b - L x - U x) idiag, keeping t = b - L x */
+  DIAG_SOR_BACKWARD                /* the same from the last row to the first */
+} DiagSORSweep;
+PetscErrorCode DiagDeviceSORCreate(const DiagFormat *f, PetscInt nlo, const PetscInt lo[], PetscInt nup, const PetscInt up[], PetscInt nlevels, const PetscInt level_start[], const PetscInt rows[], const PetscInt level[], DiagDeviceSOR *sor);
+PetscErrorCode DiagDeviceSORDestroy(DiagDeviceSOR *sor);
+PetscErrorCode DiagDeviceSORCheck(DiagDeviceSOR sor, DiagDevice A, PetscBool *valid);
+PetscErrorCode DiagDeviceSORSetDiagonal(DiagDeviceSOR sor, DiagDevice A, PetscInt64 start0, PetscReal omega, PetscReal fshift, PetscInt *zero_row);
+PetscErrorCode DiagDeviceSORSweep(DiagDeviceSOR sor, DiagDevice A, DiagSORSweep sweep, PetscReal omega, const PetscScalar *b, PetscScalar *x);
+
 #if defined(__cplusplus)
 }
 #endif

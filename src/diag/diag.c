@@ -80,6 +80,7 @@ static PetscErrorCode DiagFreeDevice(Mat_SeqDiag *d)
   PetscFunctionBegin;
 #if GPUMATS_HAVE_CUDA
   PetscCall(DiagDeviceDestroy(&d->dev));
+  PetscCall(DiagSORDeviceReset(&d->sor));
 #endif
   d->values_at = DIAG_VALUES_HOST;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -19,6 +19,7 @@ typedef struct {
   MatDiagScheme        scheme;   /* asked for: AUTO, HM or CDM */
   PetscReal            max_fill; /* largest stored values / nonzeros accepted; 0: any */
   MatDiagProductKernel product;
+  MatDiagSOR           sor; /* where MatSOR sweeps */
 } DiagSettings;
 
 typedef enum {
@@ -26,6 +27,20 @@ typedef enum {
   DIAG_VALUES_DEVICE, /* the host values are stale */
   DIAG_VALUES_BOTH
 } DiagValuesAt;
+
+#if GPUMATS_HAVE_CUDA
+/* MatSOR on the device (diag_sor_device.c) */
+typedef struct {
+  DiagDeviceSOR    dev;                 /* the levels and work vectors; NULL until a device sweep needs them */
+  PetscObjectState nonzerostate, state; /* the pattern the levels were made for, the values they were checked against */
+  PetscInt         nlevels;
+  PetscBool        diag_valid;          /* idiag holds what these values, omega and fshift give */
+  PetscObjectState diag_state;
+  PetscReal        omega, fshift;
+  PetscInt         zero_row;            /* the first zero a(i,i) (omega 1, fshift <= 0), or -1 */
+  PetscBool        told_host;           /* -info said once why auto sweeps on the host */
+} DiagSORDevice;
+#endif
 
 typedef struct {
   GpuMatsShadow shadow; /* first: the common multiplies read it through A->spptr */
@@ -44,12 +59,14 @@ typedef struct {
   PetscInt     *row_cols; /* MatGetRow's scratch: ndiag columns and values */
   PetscScalar  *row_vals;
 #if GPUMATS_HAVE_CUDA
-  DiagDevice dev;
+  DiagDevice    dev;
+  DiagSORDevice sor;
 #endif
 } Mat_SeqDiag;
 
 PETSC_INTERN const char *const MatDiagSchemes[];
 PETSC_INTERN const char *const MatDiagProductKernels[];
+PETSC_INTERN const char *const MatDiagSORs[];
 PETSC_INTERN const GpuMatsShadowOps DiagOps;
 
 /* values_at bookkeeping: the host values current (before a host read), the device copy
@@ -57,6 +74,9 @@ PETSC_INTERN const GpuMatsShadowOps DiagOps;
 PETSC_INTERN PetscErrorCode MatDiagSyncHost_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagHostChanged_SeqDiag(Mat);
+#if GPUMATS_HAVE_CUDA
+PETSC_INTERN PetscErrorCode DiagSORDeviceReset(DiagSORDevice *); /* frees what MatSOR made on the device */
+#endif
 /* Replace the diagonals of A by fmt (taken over; A's old format freed, device copy dropped). */
 PETSC_INTERN PetscErrorCode MatDiagSetFormat_SeqDiag(Mat, DiagFormat *);
 /* The diagonals of the assembled SeqAIJ (or a seqaij subtype) M, with A's settings, into A. */

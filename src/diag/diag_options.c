@@ -5,6 +5,7 @@
 
 const char *const MatDiagSchemes[]        = {"auto", "hm", "cdm", "MatDiagScheme", "MAT_DIAG_SCHEME_", NULL};
 const char *const MatDiagProductKernels[] = {"ours", "paper", "MatDiagProductKernel", "MAT_DIAG_PRODUCT_", NULL};
+const char *const MatDiagSORs[]           = {"auto", "host", "device", "MatDiagSOR", "MAT_DIAG_SOR_", NULL};
 
 /* ---- public API (sequential and MPI through composed functions) ------------- */
 
@@ -59,6 +60,23 @@ PetscErrorCode MatDiagGetProductKernel(Mat A, MatDiagProductKernel *kernel)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatDiagSetSOR(Mat A, MatDiagSOR sor)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(sor >= MAT_DIAG_SOR_AUTO && sor <= MAT_DIAG_SOR_DEVICE, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatDiagSOR %d: MAT_DIAG_SOR_AUTO, MAT_DIAG_SOR_HOST or MAT_DIAG_SOR_DEVICE", (int)sor);
+  PetscTryMethod(A, "MatDiagSetSOR_C", (Mat, MatDiagSOR), (A, sor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagGetSOR(Mat A, MatDiagSOR *sor)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetSOR_C", (Mat, MatDiagSOR *), (A, sor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatDiagGetInfo(Mat A, MatDiagInfo *info)
 {
   PetscFunctionBegin;
@@ -74,19 +92,21 @@ PetscErrorCode MatDiagGetInfo(Mat A, MatDiagInfo *info)
    whose change converts an assembled matrix. */
 PetscErrorCode DiagSetFromOptions(Mat A, const DiagSettings *current, GPUMATS_OPTIONS_ARG)
 {
-  PetscEnum scheme = (PetscEnum)current->scheme, product = (PetscEnum)current->product;
+  PetscEnum scheme = (PetscEnum)current->scheme, product = (PetscEnum)current->product, sor = (PetscEnum)current->sor;
   PetscReal max_fill = current->max_fill;
-  PetscBool scheme_set, max_fill_set, product_set;
+  PetscBool scheme_set, max_fill_set, product_set, sor_set;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DIAG options");
   PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, &scheme_set));
   PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", max_fill, &max_fill, &max_fill_set));
   PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: ours (banded rows in shared memory, else pairs of diagonals), paper (Algorithm 1 for CDM, 2 for HM)", "MatDiagSetProductKernel", MatDiagProductKernels, product, &product, &product_set));
+  PetscCall(PetscOptionsEnum("-mat_diag_sor", "Where MatSOR (PCSOR, multigrid's default smoother) sweeps: auto (the device for device vectors and large matrices), host, device (a level of rows at a time)", "MatDiagSetSOR", MatDiagSORs, sor, &sor, &sor_set));
   PetscOptionsHeadEnd();
   PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)max_fill);
   if (max_fill_set) PetscCall(MatDiagSetMaxFill(A, max_fill));
   if (product_set) PetscCall(MatDiagSetProductKernel(A, (MatDiagProductKernel)product));
+  if (sor_set) PetscCall(MatDiagSetSOR(A, (MatDiagSOR)sor));
   if (scheme_set) PetscCall(MatDiagSetScheme(A, (MatDiagScheme)scheme));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,6 +176,20 @@ static PetscErrorCode MatDiagGetProductKernel_SeqDiag(Mat A, MatDiagProductKerne
 {
   PetscFunctionBegin;
   *kernel = DiagSettingsOf(A)->product;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagSetSOR_SeqDiag(Mat A, MatDiagSOR sor)
+{
+  PetscFunctionBegin;
+  DiagSettingsOf(A)->sor = sor;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagGetSOR_SeqDiag(Mat A, MatDiagSOR *sor)
+{
+  PetscFunctionBegin;
+  *sor = DiagSettingsOf(A)->sor;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -232,6 +266,8 @@ PetscErrorCode MatDiagComposeSettings(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetMaxFill_C", set ? MatDiagGetMaxFill_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetProductKernel_C", set ? MatDiagSetProductKernel_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetProductKernel_C", set ? MatDiagGetProductKernel_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetSOR_C", set ? MatDiagSetSOR_SeqDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetSOR_C", set ? MatDiagGetSOR_SeqDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetInfo_C", set ? MatDiagGetInfo_SeqDiag : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

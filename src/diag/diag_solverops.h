@@ -7,9 +7,29 @@
 #include "diag/diag_impl.h"
 
 PETSC_INTERN PetscErrorCode MatSOR_SeqDiag(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
-/* MatSOR's refusals (not assembled, not square, a zero diagonal it would divide by), made before
-   any work */
+/* MatSOR's refusals (not assembled, not square; and a zero diagonal it would divide by), made
+   before any work */
+PETSC_INTERN PetscErrorCode DiagSORCheckShape(Mat);
 PETSC_INTERN PetscErrorCode DiagSORCheckPivots(Mat, PetscReal omega, PetscReal fshift);
+/* The stored diagonals holding entries left (lo) and right (up) of the main diagonal, each list
+   in the order of the columns it gives in any row: the order of a row's sums in every sweep */
+typedef struct {
+  const DiagFormat *f;
+  PetscInt          nlo, nup;
+  PetscInt         *lo, *up;
+} DiagRowPlan;
+PETSC_INTERN PetscErrorCode DiagRowPlanCreate(const DiagFormat *, DiagRowPlan *);
+PETSC_INTERN PetscErrorCode DiagRowPlanDestroy(DiagRowPlan *);
+/* The rows of a sweep in levels (diag_sor_schedule.c): level[i] is one more than the level of
+   every earlier row i is coupled with either way (a(i,j) or a(j,i) an entry of the structure
+   or a nonzero value, j < i); rows[] lists the rows level by level, ascending within one,
+   level_start[] (nlevels + 1) where each level begins.  Square A, host values current. */
+PETSC_INTERN PetscErrorCode DiagSORScheduleCreate(Mat A, PetscInt *nlevels, PetscInt **level_start, PetscInt **rows, PetscInt **level);
+#if GPUMATS_HAVE_CUDA
+/* MatSOR on the device (diag_sor_device.c) when the settings and vectors say so (*done true),
+   else nothing (*done false: the host sweeps) */
+PETSC_INTERN PetscErrorCode MatSOR_SeqDiag_Device(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec, PetscBool *done);
+#endif
 
 PETSC_INTERN PetscErrorCode MatZeroRows_SeqDiag(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatZeroRowsColumns_SeqDiag(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);

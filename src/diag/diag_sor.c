@@ -8,15 +8,7 @@
    (L + D/omega); omega, fshift, its and lits. */
 #include "diag/diag_solverops.h"
 
-/* The stored diagonals holding entries left (lo) and right (up) of the main diagonal,
-   each list in the order of the columns it gives in any row */
-typedef struct {
-  const DiagFormat *f;
-  PetscInt          nlo, nup;
-  PetscInt         *lo, *up;
-} DiagRowPlan;
-
-static PetscErrorCode DiagRowPlanCreate(const DiagFormat *f, DiagRowPlan *p)
+PetscErrorCode DiagRowPlanCreate(const DiagFormat *f, DiagRowPlan *p)
 {
   PetscInt *klo, *kup;
 
@@ -43,7 +35,7 @@ static PetscErrorCode DiagRowPlanCreate(const DiagFormat *f, DiagRowPlan *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DiagRowPlanDestroy(DiagRowPlan *p)
+PetscErrorCode DiagRowPlanDestroy(DiagRowPlan *p)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree2(p->lo, p->up));
@@ -121,6 +113,14 @@ static PetscErrorCode DiagInvertDiagonal(Mat A, PetscReal omega, PetscReal fshif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode DiagSORCheckShape(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatSOR: assemble the matrix first");
+  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatSOR: SOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DiagSORCheckPivots(Mat A, PetscReal omega, PetscReal fshift)
 {
   Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
@@ -128,8 +128,7 @@ PetscErrorCode DiagSORCheckPivots(Mat A, PetscReal omega, PetscReal fshift)
   const PetscInt    t = DiagFind(f, 0);
 
   PetscFunctionBegin;
-  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatSOR: assemble the matrix first");
-  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatSOR: SOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscCall(DiagSORCheckShape(A));
   PetscCall(MatDiagSyncHost_SeqDiag(A));
   if (omega != 1.0 || PetscRealPart(fshift) != 0.0) PetscFunctionReturn(PETSC_SUCCESS); /* no check: AIJ's neither (a negative fshift records a zero pivot) */
   for (PetscInt i = 0; i < A->rmap->n; i++) PetscCheck(t >= 0 && PetscAbsScalar(f->val[f->start[t] + i]), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "diag MatSOR: zero diagonal in row %" PetscInt_FMT " (SOR divides by it): give the matrix a nonzero diagonal, or a negative fshift to record a zero pivot instead", i);
@@ -144,8 +143,13 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
   PetscScalar       *x, *t, *mdiag, *idiag, sum;
   const PetscScalar *b, *xb;
   PetscLogDouble     nz;
+  PetscBool          done = PETSC_FALSE;
 
   PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(MatSOR_SeqDiag_Device(A, bb, omega, flag, fshift, its, lits, xx, &done));
+#endif
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DiagSORCheckPivots(A, omega, fshift)); /* the refusals before anything is allocated */
   its = its * lits;
   nz  = (PetscLogDouble)d->fmt.start[d->fmt.ndiag];

@@ -65,6 +65,7 @@ static const GpuMatsMPIBlockClass DiagMPIBlock = {DiagConvertBlock, DiagCreateBl
 GPUMATS_MPI_SETTING_SET(MatDiagSetScheme_MPIDiag, DiagSettings, scheme, MatDiagScheme)
 GPUMATS_MPI_SETTING(MatDiagSetMaxFill_MPIDiag, MatDiagGetMaxFill_MPIDiag, DiagSettings, max_fill, PetscReal)
 GPUMATS_MPI_SETTING(MatDiagSetProductKernel_MPIDiag, MatDiagGetProductKernel_MPIDiag, DiagSettings, product, MatDiagProductKernel)
+GPUMATS_MPI_SETTING(MatDiagSetSOR_MPIDiag, MatDiagGetSOR_MPIDiag, DiagSettings, sor, MatDiagSOR)
 
 /* The scheme the diagonal block uses (auto resolved) once there is one, else the one asked for */
 static PetscErrorCode MatDiagGetScheme_MPIDiag(Mat M, MatDiagScheme *scheme)
@@ -92,6 +93,8 @@ static PetscErrorCode DiagComposeMPI(Mat M, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetMaxFill_C", set ? MatDiagGetMaxFill_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetProductKernel_C", set ? MatDiagSetProductKernel_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetProductKernel_C", set ? MatDiagGetProductKernel_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagSetSOR_C", set ? MatDiagSetSOR_MPIDiag : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetSOR_C", set ? MatDiagGetSOR_MPIDiag : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)M, "MatDiagGetInfo_C", set ? MatDiagGetInfo_MPIDiag : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -104,7 +107,7 @@ static PetscErrorCode DiagSetFromOptions_MPI(Mat M, GPUMATS_OPTIONS_ARG)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const DiagSettings DiagSettingsDefault = {MAT_DIAG_SCHEME_AUTO, 3, MAT_DIAG_PRODUCT_OURS};
+static const DiagSettings DiagSettingsDefault = {MAT_DIAG_SCHEME_AUTO, 3, MAT_DIAG_PRODUCT_OURS, MAT_DIAG_SOR_AUTO};
 
 const GpuMatsMPIClass DiagMPIClass = {
   "DIAG", MATSEQDIAG, MATMPIDIAG, MATDIAG, sizeof(DiagSettings), &DiagSettingsDefault,
