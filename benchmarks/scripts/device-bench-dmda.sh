@@ -4,7 +4,7 @@
 # aijcusparse (one rank, one GPU, CUDA vectors) and aij (on every CPU core), on a 7-point 161^3
 # and a 27-point 97^3 operator (multigrid to 6^3 and 7^3).  Each GPU configuration also runs the
 # multigrid solve alone with Chebyshev/Jacobi smoothing (-mg_mg_levels_pc_type jacobi: the smoother
-# on the GPU; PETSc's default SOR runs on the host for every type).
+# on the GPU; PETSc's default SOR runs on the GPU for diag's large grids, on the host for aijcusparse).
 # Results: $OUT/dmda.csv (one line a run) and $OUT/dmda.txt.
 # GPUMATS_DMDA_REPEAT runs of each GPU configuration (default 1); GPUMATS_DMDA_CASES to choose
 # ("star:161 box:97" by default); GPUMATS_DMDA_CPU=0 leaves the CPU runs out.

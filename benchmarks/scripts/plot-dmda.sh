@@ -6,11 +6,11 @@
 #
 #   sh benchmarks/scripts/plot-dmda.sh [CSV] [PNG]
 #
-#   CSV  dmda.csv (default benchmarks/h100-2026-11-25-dmda/dmda-run2.csv)
+#   CSV  dmda.csv (default benchmarks/h100-2026-11-25-dmda-sor/dmda.csv)
 #   PNG  default benchmarks/dmda_h100.png.  Installs gnuplot if missing.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
-csv=${1:-$root/benchmarks/h100-2026-11-25-dmda/dmda-run2.csv}
+csv=${1:-$root/benchmarks/h100-2026-11-25-dmda-sor/dmda.csv}
 png=${2:-$root/benchmarks/dmda_h100.png}
 . "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)

@@ -10,7 +10,7 @@
 
    Multigrid takes as many levels as the grid halves into (n - 1 divisible, the coarsest grid at
    least 5 points a side) unless -mg_levels says; its smoother is PETSc's default (Chebyshev with
-   SOR, on the host for every matrix type) or any other by the mg_ prefix
+   SOR: on the GPU for diag's large grids, on the host for the aij types) or any other by the mg_ prefix
    (-mg_mg_levels_pc_type jacobi: on the GPU).  One line of results a run (-csv FILE appends it,
    with -label naming the configuration); times are wall times of the whole calls (the GPU work is
    finished when the solvers return: they read norms); a part left out is 0. */

@@ -238,6 +238,11 @@ PetscErrorCode MatView_SeqDiag(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "entries %" PetscInt64_FMT ", values stored %" PetscInt64_FMT ", padding %" PetscInt64_FMT " (%.1f%%), %.1f MB of values\n", info.entries, info.stored, info.padding, 100.0 * (double)info.padding / (double)PetscMax(info.stored, 1), (double)info.stored * sizeof(PetscScalar) / 1048576.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device copy: %s (%.1f MB)\n", info.bytes_device ? (info.on_device ? "current" : "stale") : "none", (double)info.bytes_device / 1048576.0));
+#if GPUMATS_HAVE_CUDA
+    if (d->sor.dev) PetscCall(PetscViewerASCIIPrintf(viewer, "SOR sweeps: %s, device levels %" PetscInt_FMT " (%.0f rows a level)\n", MatDiagSORs[d->settings.sor], d->sor.nlevels, d->sor.nlevels ? (double)A->rmap->n / d->sor.nlevels : 0.0));
+    else
+#endif
+      PetscCall(PetscViewerASCIIPrintf(viewer, "SOR sweeps: %s\n", MatDiagSORs[d->settings.sor]));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "offsets:"));
       PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
