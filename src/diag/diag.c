@@ -98,6 +98,7 @@ PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
   PetscCall(PetscFree(d->structure));
   d->fmt           = *fmt;
   d->has_format    = PETSC_TRUE;
+  d->layout++;
   d->shadow.nnz    = fmt->start[fmt->ndiag];
   A->nonzerostate++;
   memset(fmt, 0, sizeof(*fmt));

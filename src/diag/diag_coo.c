@@ -26,7 +26,7 @@ typedef struct {
   PetscInt    *own_i, *own_j; /*   row and column */
   PetscCount  *own_k;        /*   place in the value array */
   PetscCount  *own_slot;     /*   seqdiag: its slot in the stored values (found once the pattern is made) */
-  const PetscInt *slots_for; /*   the fmt.offset array of the layout they are for */
+  PetscInt     slots_for;    /*   the layout they are for (Mat_SeqDiag's count) */
 #if GPUMATS_HAVE_CUDA
   DiagDeviceCOO dev;         /*   the slots on the device, where the products run there */
 #endif
@@ -173,7 +173,7 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
     PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is on no stored diagonal after its pattern was assembled", c->own_i[k], c->own_j[k]);
     c->own_slot[k] = slot - d->fmt.val;
   }
-  c->slots_for = d->fmt.offset;
+  c->slots_for = d->layout;
 #if GPUMATS_HAVE_CUDA
   PetscCall(DiagDeviceCOODestroy(&c->dev));
   {
@@ -321,7 +321,7 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   PetscCall(DiagCOOGet(A, &c));
   PetscCheck(v || !c->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->n);
-  if (c->own_slot && c->slots_for != ((Mat_SeqDiag *)A->spptr)->fmt.offset) PetscCall(DiagCOOFindSlots(A, c)); /* another layout since (a change of scheme) */
+  if (c->own_slot && c->slots_for != ((Mat_SeqDiag *)A->spptr)->layout) PetscCall(DiagCOOFindSlots(A, c)); /* another layout since (a change of scheme) */
   if (c->own_slot) {
     PetscBool done;
 

@@ -54,6 +54,7 @@ typedef struct {
   const PetscInt *structure_for; /* the fmt.offset array 'structure' was built for */
   PetscBool     column_oriented; /* MAT_ROW_ORIENTED false: MatSetValues' v is column by column */
   PetscBool     has_format; /* assembled at least once: fmt holds the diagonals */
+  PetscInt      layout;     /* counts the formats fmt has held (MatDiagSetFormat_SeqDiag): what was found in one is valid while it stays */
   DiagFormat    fmt;
   DiagValuesAt  values_at;
   PetscInt     *row_cols; /* MatGetRow's scratch: ndiag columns and values */
