@@ -3,7 +3,8 @@ static const char help[] = "DMCreateMatrix with -dm_mat_type diag against MATAIJ
 the matrix comes assembled with the stencil's zeros (MatAssembled, MatZeroEntries at once),\n\
 MatSetValuesStencil fills it entry for entry as AIJ (MatConvert to AIJ, difference exactly zero,\n\
 and the four multiplies on random vectors), MatZeroEntries then a refill with ADD_VALUES, MatSOR\n\
-(local sweeps) against AIJ's and its device sweeps against its host ones to the last bit, an entry\n\
+(local sweeps) against AIJ's and its device sweeps against its host ones to the last bit, MatScale,\n\
+MatShift and MatAXPY after products (on a GPU: on the device values), an entry\n\
 off every stored diagonal is a clear error, and a finite-difference Jacobian by colouring\n\
 (MatFDColoringCreate/SetUp/Apply, both -mat_fd_type) gives AIJ's Jacobian bit for bit.  Without a\n\
 DM: entries staged with ADD, ADD, flush, INSERT (off-process rows too), preallocated or not.\n\
@@ -248,6 +249,37 @@ static PetscErrorCode CheckFDColoring(TestCtx *t, DM da, Mat Jd, Mat Ja, const c
   PetscFunctionReturn(0);
 }
 
+/* MatScale, MatShift and MatAXPY (same pattern) after products, so that on a GPU they run on the
+   values current there, then every entry against AIJ's (exact: the factors are chosen so that no
+   rounding depends on how the arithmetic is grouped) */
+static PetscErrorCode CheckValueOps(TestCtx *t, Mat Jd, Mat Ja, const char *desc)
+{
+  Mat  Xd, Xa;
+  Vec  x, y;
+  char what[300];
+
+  PetscFunctionBeginUser;
+  PetscCall(MatDuplicate(Jd, MAT_COPY_VALUES, &Xd));
+  PetscCall(MatDuplicate(Ja, MAT_COPY_VALUES, &Xa));
+  PetscCall(MatCreateVecs(Jd, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(Xd, x, y));
+  PetscCall(MatMult(Jd, x, y));
+  PetscCall(MatScale(Jd, 1.5));
+  PetscCall(MatScale(Ja, 1.5));
+  PetscCall(MatShift(Jd, 0.25));
+  PetscCall(MatShift(Ja, 0.25));
+  PetscCall(MatAXPY(Jd, -0.5, Xd, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Ja, -0.5, Xa, SAME_NONZERO_PATTERN));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s, after MatScale, MatShift and MatAXPY", desc));
+  PetscCall(CompareEntries(t, Jd, Ja, what));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&Xd));
+  PetscCall(MatDestroy(&Xa));
+  PetscFunctionReturn(0);
+}
+
 /* The entries of a vector in another of the same layout (perhaps another type) */
 static PetscErrorCode CopyValues(Vec from, Vec to)
 {
@@ -363,6 +395,7 @@ static PetscErrorCode RunCase(TestCtx *t, const Case *cs)
   PetscCall(FillStencil(da, Jd, 2, ADD_VALUES));
   PetscCall(FillStencil(da, Ja, 2, ADD_VALUES));
   PetscCall(CompareEntries(t, Jd, Ja, desc));
+  PetscCall(CheckValueOps(t, Jd, Ja, desc));
   PetscCall(CheckSOR(t, Jd, Ja, MAT_DIAG_SOR_DEVICE, desc));
   }
   PetscCall(CheckFDColoring(t, da, Jd, Ja, MATMFFD_WP, desc));

@@ -44,6 +44,12 @@ PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 
+/* The device values alone (diag_values.cu): v *= a; v[start, start + n) += a (one diagonal's
+   slots); Y's values += a X's (the same diagonals).  On GpuMatsCUDAGetStream(). */
+PetscErrorCode DiagDeviceScaleValues(DiagDevice A, PetscScalar a);
+PetscErrorCode DiagDeviceShiftValues(DiagDevice A, PetscInt64 start, PetscInt n, PetscScalar a);
+PetscErrorCode DiagDeviceAXPYValues(DiagDevice Y, PetscScalar a, DiagDevice X);
+
 /* MatSOR on the device (diag_sor.cu): the rows in levels made on the host (DiagSORScheduleCreate),
    the entries left (lo) and right (up) of the main diagonal as lists of A's stored diagonals by
    ascending column, and the work vectors.  Check: does every nonzero of A's device values couple

@@ -75,6 +75,28 @@ PetscErrorCode MatDiagHostChanged_SeqDiag(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatDiagValuesOnDevice_SeqDiag(Mat A, PetscBool *on)
+{
+  PetscFunctionBegin;
+  *on = PETSC_FALSE;
+#if GPUMATS_HAVE_CUDA
+  {
+    Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+    if (d->has_format && d->dev && d->values_at != DIAG_VALUES_HOST) PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, on));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagDeviceChanged_SeqDiag(Mat A)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqDiag *)A->spptr)->values_at = DIAG_VALUES_DEVICE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DiagFreeDevice(Mat_SeqDiag *d)
 {
   PetscFunctionBegin;

@@ -33,6 +33,20 @@ PetscErrorCode MatScale_SeqDiag(Mat A, PetscScalar a)
   DiagFormat *f = &((Mat_SeqDiag *)A->spptr)->fmt;
 
   PetscFunctionBegin;
+  PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatScale: assemble the matrix first");
+#if GPUMATS_HAVE_CUDA
+  {
+    PetscBool on_device;
+
+    PetscCall(MatDiagValuesOnDevice_SeqDiag(A, &on_device));
+    if (on_device) { /* where the values are current: no copy either way */
+      PetscCall(DiagDeviceScaleValues(((Mat_SeqDiag *)A->spptr)->dev, a));
+      PetscCall(PetscLogGpuFlops((PetscLogDouble)f->start[f->ndiag]));
+      PetscCall(MatDiagDeviceChanged_SeqDiag(A));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(DiagCheckAssembled(A, "MatScale"));
   for (PetscInt64 p = 0; p < f->start[f->ndiag]; p++) f->val[p] *= a;
   PetscCall(MatDiagHostChanged_SeqDiag(A));
@@ -46,8 +60,23 @@ PetscErrorCode MatShift_SeqDiag(Mat A, PetscScalar a)
   PetscScalar *v;
 
   PetscFunctionBegin;
-  PetscCall(DiagCheckAssembled(A, "MatShift"));
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatShift: assemble the matrix first");
   if (PetscMin(A->rmap->n, A->cmap->n) == 0) PetscFunctionReturn(PETSC_SUCCESS);
+#if GPUMATS_HAVE_CUDA
+  {
+    const PetscInt t = DiagFind(&d->fmt, 0);
+    PetscBool      on_device;
+
+    PetscCall(MatDiagValuesOnDevice_SeqDiag(A, &on_device));
+    if (on_device && t >= 0) { /* the main diagonal stored and the values current on the device */
+      PetscCall(DiagDeviceShiftValues(d->dev, d->fmt.start[t], PetscMin(A->rmap->n, A->cmap->n), a));
+      PetscCall(PetscLogGpuFlops(PetscMin(A->rmap->n, A->cmap->n)));
+      PetscCall(MatDiagDeviceChanged_SeqDiag(A));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
   PetscCall(DiagEnsureMainDiagonal_SeqDiag(A));
   v = d->fmt.val + d->fmt.start[DiagFind(&d->fmt, 0)]; /* slot i is a(i,i) in both schemes */
   for (PetscInt i = 0; i < PetscMin(A->rmap->n, A->cmap->n); i++) v[i] += a;

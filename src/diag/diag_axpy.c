@@ -105,10 +105,26 @@ PetscErrorCode MatAXPY_SeqDiag(Mat Y, PetscScalar a, Mat X, MatStructure str)
   PetscCheck(isdiag, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag MatAXPY: X is a %s; MatAXPY() reaches this routine with a diag X only", ((PetscObject)X)->type_name);
   PetscCheck(Y->rmap->n == X->rmap->n && Y->cmap->n == X->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag MatAXPY: Y is %" PetscInt_FMT " x %" PetscInt_FMT ", X %" PetscInt_FMT " x %" PetscInt_FMT, Y->rmap->n, Y->cmap->n, X->rmap->n, X->cmap->n);
   PetscCheck(dy->has_format && dx->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatAXPY: assemble both matrices first");
-  PetscCall(MatDiagSyncHost_SeqDiag(Y));
-  PetscCall(MatDiagSyncHost_SeqDiag(X));
   fy = &dy->fmt;
   if (fy->scheme == fx->scheme && fy->ndiag == fx->ndiag) PetscCall(PetscArraycmp(fy->offset, fx->offset, fx->ndiag, &same));
+#if GPUMATS_HAVE_CUDA
+  if (same) {
+    PetscBool y_dev, x_dev;
+
+    PetscCall(MatDiagValuesOnDevice_SeqDiag(Y, &y_dev));
+    PetscCall(MatDiagValuesOnDevice_SeqDiag(X, &x_dev));
+    if (y_dev && x_dev) { /* both current on the device: one AXPY there, no copy */
+      PetscCall(DiagDeviceAXPYValues(dy->dev, a, dx->dev));
+      if (fy->part)
+        for (PetscInt t = 0; t < fy->ndiag; t++) fy->part[t] |= fx->part[t];
+      PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)fy->start[fy->ndiag]));
+      PetscCall(MatDiagDeviceChanged_SeqDiag(Y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
+  PetscCall(MatDiagSyncHost_SeqDiag(Y));
+  PetscCall(MatDiagSyncHost_SeqDiag(X));
   if (same) { /* the same diagonals: one AXPY over the stored values (CDM padding holds zeros) */
     for (PetscInt64 p = 0; p < fy->start[fy->ndiag]; p++) fy->val[p] += a * fx->val[p];
     if (fy->part)

@@ -75,6 +75,10 @@ PETSC_INTERN const GpuMatsShadowOps DiagOps;
 PETSC_INTERN PetscErrorCode MatDiagSyncHost_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSyncDevice_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagHostChanged_SeqDiag(Mat);
+/* Are the values current on the device, where the products run?  (Then an operation on the
+   values alone runs there, and the host copy goes stale: MatDiagDeviceChanged_SeqDiag.) */
+PETSC_INTERN PetscErrorCode MatDiagValuesOnDevice_SeqDiag(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagDeviceChanged_SeqDiag(Mat);
 #if GPUMATS_HAVE_CUDA
 PETSC_INTERN PetscErrorCode DiagSORDeviceReset(DiagSORDevice *); /* frees what MatSOR made on the device */
 #endif
