@@ -6,7 +6,7 @@
    from -dm_mat_type (aij, aijcusparse, diag ...): the program itself is the same for all.
 
      bench_dmda -n 97 -stencil box -dm_mat_type diag [-dll_append libgpumats.so] [-dm_vec_type cuda]
-                [-mg_levels L] [-cg 0] [-mg 0] [-newton 0] [-label TEXT] [-csv FILE]
+                [-mg_levels L] [-cg 0] [-mg 0] [-newton 0] [-refill] [-label TEXT] [-csv FILE]
 
    Multigrid takes as many levels as the grid halves into (n - 1 divisible, the coarsest grid at
    least 5 points a side) unless -mg_levels says; its smoother is PETSc's default (Chebyshev with
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
   PetscInt       n = 33, its_cg = 0, its_mg = 0, its_newton = 0, its_newton_lin = 0, levels = 0;
   char           stencil[8] = "star", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "";
   Problem        p = {PETSC_FALSE, 1.0, {0, {{0}}}};
-  PetscBool      do_cg = PETSC_TRUE, do_mg = PETSC_TRUE, do_newton = PETSC_TRUE;
+  PetscBool      do_cg = PETSC_TRUE, do_mg = PETSC_TRUE, do_newton = PETSC_TRUE, refill = PETSC_FALSE;
   DM             da;
   Mat            A;
   char           type[64];
@@ -203,6 +203,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-cg", "Run the CG + Jacobi solve", NULL, do_cg, &do_cg, NULL));
   PetscCall(PetscOptionsBool("-mg", "Run the multigrid solve", NULL, do_mg, &do_mg, NULL));
   PetscCall(PetscOptionsBool("-newton", "Run the Newton solve", NULL, do_newton, &do_newton, NULL));
+  PetscCall(PetscOptionsBool("-refill", "Fill the matrix a second time and print that time (the fill without the first touch of its memory)", NULL, refill, &refill, NULL));
   PetscCall(PetscOptionsString("-label", "Name of this configuration in the CSV", NULL, label, label, sizeof(label), NULL));
   PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscOptionsEnd();
@@ -227,6 +228,12 @@ int main(int argc, char **argv)
     MatType t;
     PetscCall(MatGetType(A, &t));
     PetscCall(PetscStrncpy(type, t, sizeof(type)));
+  }
+  if (refill) {
+    PetscCall(Seconds(&t1));
+    PetscCall(FillOperator(da, A, &p));
+    PetscCall(Seconds(&t2));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: second fill %.3f s (first %.3f s)\n", type, t2 - t1, fill));
   }
   PetscCall(MatDestroy(&A));
   /* 2. CG + Jacobi; 3. multigrid (coarse operators by the same callback); 4. Newton */
