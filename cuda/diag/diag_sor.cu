@@ -265,9 +265,12 @@ extern "C" PetscErrorCode DiagDeviceSORSetDiagonal(DiagDeviceSOR s, DiagDevice A
   PetscFunctionReturn(0);
 }
 
+/* One sweep: every level in order (the forward sweeps) or in reverse (the backward ones) */
 template <bool HM, DiagSORSweep SWEEP>
-static PetscErrorCode DiagSORLaunch(DiagDeviceSOR s, const SORArgs &a, bool forward, cudaStream_t stream)
+static PetscErrorCode DiagSORLaunch(DiagDeviceSOR s, const SORArgs &a, cudaStream_t stream)
 {
+  const bool forward = SWEEP == DIAG_SOR_FORWARD_ZERO || SWEEP == DIAG_SOR_FORWARD;
+
   PetscFunctionBegin;
   for (int q = 0; q < s->nlevels; q++) {
     const int l = forward ? q : s->nlevels - 1 - q, first = s->level_start[l], count = s->level_start[l + 1] - first;
@@ -278,29 +281,13 @@ static PetscErrorCode DiagSORLaunch(DiagDeviceSOR s, const SORArgs &a, bool forw
   PetscFunctionReturn(0);
 }
 
+typedef PetscErrorCode (*SORLauncher)(DiagDeviceSOR, const SORArgs &, cudaStream_t);
+
+/* indexed by DiagSORSweep */
 template <bool HM>
-static PetscErrorCode DiagSORSweepScheme(DiagDeviceSOR s, DiagSORSweep sweep, const SORArgs &a, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  switch (sweep) {
-  case DIAG_SOR_FORWARD_ZERO:
-    PetscCall(DiagSORLaunch<HM, DIAG_SOR_FORWARD_ZERO>(s, a, true, stream));
-    break;
-  case DIAG_SOR_BACKWARD_ZERO:
-    PetscCall(DiagSORLaunch<HM, DIAG_SOR_BACKWARD_ZERO>(s, a, false, stream));
-    break;
-  case DIAG_SOR_BACKWARD_AFTER_FORWARD:
-    PetscCall(DiagSORLaunch<HM, DIAG_SOR_BACKWARD_AFTER_FORWARD>(s, a, false, stream));
-    break;
-  case DIAG_SOR_FORWARD:
-    PetscCall(DiagSORLaunch<HM, DIAG_SOR_FORWARD>(s, a, true, stream));
-    break;
-  case DIAG_SOR_BACKWARD:
-    PetscCall(DiagSORLaunch<HM, DIAG_SOR_BACKWARD>(s, a, false, stream));
-    break;
-  }
-  PetscFunctionReturn(0);
-}
+struct SORLaunchers {
+  static constexpr SORLauncher sweep[] = {DiagSORLaunch<HM, DIAG_SOR_FORWARD_ZERO>, DiagSORLaunch<HM, DIAG_SOR_BACKWARD_ZERO>, DiagSORLaunch<HM, DIAG_SOR_BACKWARD_AFTER_FORWARD>, DiagSORLaunch<HM, DIAG_SOR_FORWARD>, DiagSORLaunch<HM, DIAG_SOR_BACKWARD>};
+};
 
 extern "C" PetscErrorCode DiagDeviceSORSweep(DiagDeviceSOR s, DiagDevice A, DiagSORSweep sweep, PetscReal omega, const PetscScalar *b, PetscScalar *x)
 {
@@ -326,7 +313,7 @@ extern "C" PetscErrorCode DiagDeviceSORSweep(DiagDeviceSOR s, DiagDevice A, Diag
   a.omega    = omega;
   a.x        = x;
   a.t        = s->t;
-  if (A->scheme == DIAG_SCHEME_HM) PetscCall(DiagSORSweepScheme<true>(s, sweep, a, stream));
-  else PetscCall(DiagSORSweepScheme<false>(s, sweep, a, stream));
+  PetscCheck(sweep >= DIAG_SOR_FORWARD_ZERO && sweep <= DIAG_SOR_BACKWARD, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown DiagSORSweep %d", (int)sweep);
+  PetscCall((A->scheme == DIAG_SCHEME_HM ? SORLaunchers<true>::sweep : SORLaunchers<false>::sweep)[sweep](s, a, stream));
   PetscFunctionReturn(0);
 }
