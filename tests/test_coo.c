@@ -298,6 +298,15 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s, scaled", desc));
   PetscCall(Compare(t, A, B, type, what));
 
+  /* the same entries preallocated again (diag keeps its diagonals: every one is used, none is
+     missing), new values */
+  PetscCall(Preallocate(A, &c));
+  PetscCall(Preallocate(B, &c));
+  PetscCall(MatSetValuesCOO(A, c.v[1], INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(B, c.v[1], INSERT_VALUES));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s, the same MatSetPreallocationCOO again", desc));
+  PetscCall(Compare(t, A, B, type, what));
+
   /* a second preallocation with other entries on the same matrices */
   {
     COO c2;

@@ -158,22 +158,79 @@ static PetscErrorCode DiagCOOAdd(Mat A, const DiagCOO *c, const PetscScalar *v, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* seqdiag: the value slot of every entry, on the diagonals the pattern made */
+/* seqdiag: the value slot of every entry on A's current diagonals, or *found false (and no slots)
+   when an entry lies on none; used[t] (when given) collects the parts of stored diagonal t that
+   the entries fall on (HM: 1) */
+static PetscErrorCode DiagCOOLookupSlots(Mat A, DiagCOO *c, unsigned char *used, PetscBool *found)
+{
+  Mat_SeqDiag      *d = (Mat_SeqDiag *)A->spptr;
+  const DiagFormat *f = &d->fmt;
+
+  PetscFunctionBegin;
+  *found = PETSC_TRUE;
+  PetscCall(PetscFree(c->own_slot));
+  PetscCall(MatDiagSyncHost_SeqDiag(A));
+  PetscCall(PetscMalloc1(c->nown, &c->own_slot));
+  for (PetscCount k = 0; k < c->nown; k++) {
+    const PetscInt i = c->own_i[k], j = c->own_j[k];
+    PetscScalar   *slot = MatDiagSlot_SeqDiag(A, i, j); /* makes d->where current */
+
+    if (!slot) {
+      *found = PETSC_FALSE;
+      PetscCall(PetscFree(c->own_slot));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    c->own_slot[k] = slot - f->val;
+    if (used && f->scheme == DIAG_SCHEME_HM) used[d->where[j - i + f->nrows - 1]] = 1;
+    else if (used) used[d->where[j >= i ? j - i : j - i + f->ncols]] |= j >= i ? DIAG_PART_UPPER : DIAG_PART_LOWER;
+  }
+  c->slots_for = d->layout;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* seqdiag, a new COO pattern on an assembled matrix: when its entries lie on exactly the stored
+   diagonals (every one used, no entry off them: a DMDA's matrix given its own stencil again), the
+   diagonals stay, the values are zeroed and the structure becomes the entries (*kept); else nothing */
+static PetscErrorCode DiagCOOKeepDiagonals(Mat A, DiagCOO *c, PetscBool *kept)
+{
+  Mat_SeqDiag   *d = (Mat_SeqDiag *)A->spptr;
+  DiagFormat    *f = &d->fmt;
+  unsigned char *used;
+  PetscBool      found;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(PetscMax(f->ndiag, 1), &used));
+  PetscCall(DiagCOOLookupSlots(A, c, used, &found));
+  *kept = found;
+  for (PetscInt t = 0; t < f->ndiag && *kept; t++) *kept = (PetscBool)(used[t] == (f->scheme == DIAG_SCHEME_HM ? 1 : f->part[t]));
+  PetscCall(PetscFree(used));
+  if (!*kept) {
+    PetscCall(PetscFree(c->own_slot));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscArrayzero(f->val, f->start[f->ndiag]));
+  PetscCall(PetscFree(d->structure));
+  PetscCall(PetscCalloc1(f->start[f->ndiag] / 8 + 1, &d->structure));
+  d->structure_for = f->offset;
+  for (PetscCount k = 0; k < c->nown; k++) DiagStructureSet(d->structure, c->own_slot[k]);
+  PetscCall(MatDiagHostChanged_SeqDiag(A));
+  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries lie on the %" PetscInt_FMT " stored diagonals: they stay, the values zeroed\n", c->nown, f->ndiag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* seqdiag: the value slot of every entry, on the diagonals the pattern made (found again after a
+   change of layout), and their copy on the device where the products run there */
 static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree(c->own_slot));
-  PetscCall(MatDiagSyncHost_SeqDiag(A));
-  PetscCall(PetscMalloc1(c->nown, &c->own_slot));
-  for (PetscCount k = 0; k < c->nown; k++) {
-    PetscScalar *slot = MatDiagSlot_SeqDiag(A, c->own_i[k], c->own_j[k]);
+  if (!c->own_slot || c->slots_for != d->layout) {
+    PetscBool found;
 
-    PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is on no stored diagonal after its pattern was assembled", c->own_i[k], c->own_j[k]);
-    c->own_slot[k] = slot - d->fmt.val;
+    PetscCall(DiagCOOLookupSlots(A, c, NULL, &found));
+    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: an entry is on no stored diagonal after its pattern was assembled");
   }
-  c->slots_for = d->layout;
 #if GPUMATS_HAVE_CUDA
   PetscCall(DiagDeviceCOODestroy(&c->dev));
   {
@@ -302,8 +359,12 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
   PetscCall(PetscContainerDestroy(&container));
   /* the pattern: every entry as an explicit zero, assembled (once assembled, a diag matrix keeps its
      diagonals: a second preallocation makes them again) */
-  if (A->assembled) PetscCall(DiagCOORebuildPattern(A, c));
-  else {
+  if (A->assembled) {
+    PetscBool kept = PETSC_FALSE;
+
+    if (c->size == 1) PetscCall(DiagCOOKeepDiagonals(A, c, &kept));
+    if (!kept) PetscCall(DiagCOORebuildPattern(A, c));
+  } else {
     if (!A->preallocated) PetscCall(MatSetUp(A));
     PetscCall(DiagCOOAdd(A, c, NULL, PETSC_TRUE));
   }
