@@ -34,6 +34,14 @@ PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *
 /* n entries (host arrays, sorted, no two alike) inserted or added into their stored slots; when
    *missing of them have none, nothing is written. */
 PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int32_t *rows, const int32_t *cols, const PetscScalar *vals, PetscBool add, PetscInt *missing);
+/* MatSetValuesCOO with values in device memory on one process (cihybrid_coo.cu): the map of
+   GpuMatsCOOStoredMap (jmap, perm) with AIJ's row starts, uploaded once; SetValues sums v into
+   the device copy's slots (added to the old values when 'add') and copies the new values, in
+   AIJ's order, into host_values (the AIJ master).  On GpuMatsCUDAGetStream(). */
+typedef struct _n_CIHybridDeviceCOO *CIHybridDeviceCOO;
+PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, const int32_t *jmap, const int32_t *perm, CIHybridDeviceCOO *coo);
+PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo);
+PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values);
 
 #if defined(__cplusplus)
 }

@@ -140,6 +140,7 @@ static PetscErrorCode CIHybridComposeAll(Mat A, PetscBool set)
   PetscCall(MatCIHybridComposeSettings_SeqAIJCIHybrid(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_SeqAIJCIHybrid : NULL));
   PetscCall(MatCIHybridComposeDeviceOnly(A, set));
+  PetscCall(MatCIHybridComposeCOO(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

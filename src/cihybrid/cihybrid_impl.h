@@ -34,7 +34,10 @@ typedef struct {
   CIHybridStash    stash;        /* values set into the device-only matrix, not yet assembled */
   PetscBool        column_oriented; /* MAT_ROW_ORIENTED false, set while device-only */
 #if GPUMATS_HAVE_CUDA
-  CIHybridDevice dev;
+  CIHybridDevice    dev;
+  CIHybridDeviceCOO coo;              /* COO entries -> stored entries on the device (cihybrid_coo.c), or NULL */
+  PetscObjectState  coo_nonzerostate; /* the pattern it was made for: its nonzero state and */
+  const PetscInt   *coo_columns;      /*   AIJ's column array then */
 #endif
 } Mat_SeqAIJCIHybrid;
 
@@ -59,6 +62,8 @@ PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, cons
 /* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */
 PETSC_INTERN PetscErrorCode CIHybridMakeHostCopy(Mat, const char *why);
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
+/* COO values in device memory straight into the device copy (cihybrid_coo.c) */
+PETSC_INTERN PetscErrorCode MatCIHybridComposeCOO(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode CIHybridBecomeDeviceOnly(Mat);
 /* the ops of a device-only matrix that run on its device copy (cihybrid_device_algebra.c) */
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_GetDiagonal(Mat, Vec);

@@ -180,6 +180,47 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap_out, int32_t **perm_out)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  int32_t        *jmap, *perm, *pos, *next;
+
+  PetscFunctionBegin;
+  *jmap_out = *perm_out = NULL;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  *nnz = A->rmap->n ? ai[A->rmap->n] : 0;
+  if (n > INT32_MAX || *nnz > INT32_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(PetscMax(n, 1), &pos, *nnz + 1, &next));
+  PetscCall(PetscCalloc1(*nnz + 1, &jmap));
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &perm));
+  for (PetscCount k = 0; k < n; k++) {
+    const PetscInt i = ci[k], j = cj[k];
+    PetscInt       lo, hi;
+
+    pos[k] = -1;
+    if (i < 0 || j < 0) continue;
+    for (lo = ai[i], hi = ai[i + 1]; hi - lo > 1;) { /* aj[lo] <= j < aj[hi] within the row */
+      const PetscInt mid = lo + (hi - lo) / 2;
+
+      if (aj[mid] <= j) lo = mid;
+      else hi = mid;
+    }
+    PetscCheck(lo < ai[i + 1] && aj[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, k, i, j);
+    pos[k] = (int32_t)lo;
+    jmap[lo + 1]++;
+  }
+  for (PetscInt64 q = 0; q < *nnz; q++) jmap[q + 1] += jmap[q];
+  PetscCall(PetscArraycpy(next, jmap, *nnz + 1));
+  for (PetscCount k = 0; k < n; k++)
+    if (pos[k] >= 0) perm[next[pos[k]]++] = (int32_t)k;
+  PetscCall(PetscFree2(pos, next));
+  *jmap_out = jmap;
+  *perm_out = perm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], InsertMode mode)
 {
   COOValuesFn    parent;

@@ -20,5 +20,11 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *, PetscBool *fou
    shadow's state, the MPI blocks in the format).  Composed by GpuMatsShadowInstall and the MPI
    wrapper; 'set' false puts AIJ's back. */
 PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
+/* After AIJ's MatSetPreallocationCOO on a sequential AIJ subclass: the stored entry (AIJ's order) of
+   each COO entry (ci, cj host arrays in the caller's order, in range), grouped by stored entry:
+   stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].  *nnz the stored
+   entries; jmap (nnz + 1) and perm (jmap[nnz]) PetscMalloc'd, or both NULL when the counts do
+   not fit 32-bit device indices. */
+PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm);
 /* diag (seqdiag and mpidiag): COO of its own (diag/diag_coo.c) */
 PETSC_INTERN PetscErrorCode MatDiagComposeCOO(Mat, PetscBool set);

@@ -4,6 +4,7 @@
    MatSetPreallocationCOO; common/coo.c calls both through composed functions and takes AIJ's
    host path whenever these decline (host values, no device, a pattern changed since). */
 #include "pcsr/pcsr_impl.h"
+#include "common/gpumats_coo.h"
 
 #if GPUMATS_HAVE_CUDA
 /* After AIJ's MatSetPreallocationCOO: the stored entry of each COO entry (ci, cj on the host, in
@@ -15,43 +16,23 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   PetscScalar    *aa;
   PetscMemType    mtype;
   PetscInt64      nnz;
-  int32_t        *jmap, *perm, *pos, *next;
+  int32_t        *jmap, *perm;
   PetscBool       uses;
   PetscErrorCode  ierr;
 
   PetscFunctionBegin;
   PetscCall(PCSRDeviceCOODestroy(&p->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, &uses));
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  nnz = A->rmap->n ? ai[A->rmap->n] : 0;
-  if (!uses || n > INT32_MAX || nnz > INT32_MAX) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc4(nnz + 1, &jmap, PetscMax(n, 1), &perm, PetscMax(n, 1), &pos, nnz + 1, &next));
-  PetscCall(PetscArrayzero(jmap, nnz + 1));
-  for (PetscCount k = 0; k < n; k++) {
-    const PetscInt i = ci[k], j = cj[k];
-    PetscInt       lo, hi;
-
-    pos[k] = -1;
-    if (i < 0 || j < 0) continue;
-    for (lo = ai[i], hi = ai[i + 1]; hi - lo > 1;) { /* aj[lo] <= j < aj[hi] within the row */
-      const PetscInt mid = lo + (hi - lo) / 2;
-
-      if (aj[mid] <= j) lo = mid;
-      else hi = mid;
-    }
-    PetscCheck(lo < ai[i + 1] && aj[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pcsr COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", k, i, j);
-    pos[k] = (int32_t)lo;
-    jmap[lo + 1]++;
-  }
-  for (PetscInt64 q = 0; q < nnz; q++) jmap[q + 1] += jmap[q];
-  PetscCall(PetscArraycpy(next, jmap, nnz + 1));
-  for (PetscCount k = 0; k < n; k++)
-    if (pos[k] >= 0) perm[next[pos[k]]++] = (int32_t)k;
+  if (!uses) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm));
+  if (!jmap) PetscFunctionReturn(PETSC_SUCCESS);
   ierr = PCSRDeviceCOOCreate((int32_t)nnz, (int64_t)n, jmap, perm, &p->coo);
-  PetscCall(PetscFree4(jmap, perm, pos, next));
+  PetscCall(PetscFree(jmap));
+  PetscCall(PetscFree(perm));
   PetscCall(ierr);
   /* the pattern it maps: MatSetPreallocationCOO() raises the nonzero state once more after this
      (PETSc 3.18 to 3.22), and AIJ's arrays are these until a change of pattern reallocates them */
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   p->coo_nonzerostate = A->nonzerostate + 1;
   p->coo_columns      = aj;
   PetscCall(PetscInfo(A, "pcsr COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));

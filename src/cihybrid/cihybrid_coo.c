@@ -1,0 +1,88 @@
+/* MATSEQAIJCIHYBRID: COO values given in device memory go into the device copy (ELLPACK and
+   remainder slots) by one kernel, and back into the AIJ master by one copy, instead of through
+   the host COO assembly and a new upload: as pcsr (pcsr_coo.c), the map from the COO entries to
+   the stored entries made once, at MatSetPreallocationCOO (GpuMatsCOOStoredMap); common/coo.c
+   calls both through composed functions and takes AIJ's host path whenever these decline (host
+   values, no device, a device-only matrix, a pattern changed since). */
+#include "cihybrid/cihybrid_impl.h"
+#include "common/gpumats_coo.h"
+
+#if GPUMATS_HAVE_CUDA
+static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  const PetscInt     *ai, *aj;
+  PetscScalar        *aa;
+  PetscMemType        mtype;
+  PetscInt64          nnz;
+  int32_t            *jmap, *perm, *rowptr;
+  PetscBool           uses;
+  PetscErrorCode      ierr;
+
+  PetscFunctionBegin;
+  PetscCall(CIHybridDeviceCOODestroy(&h->coo));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &uses));
+  if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm));
+  if (!jmap) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(PetscMalloc1(A->rmap->n + 1, &rowptr));
+  for (PetscInt i = 0; i <= A->rmap->n; i++) rowptr[i] = (int32_t)ai[i];
+  ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo);
+  PetscCall(PetscFree(rowptr));
+  PetscCall(PetscFree(jmap));
+  PetscCall(PetscFree(perm));
+  PetscCall(ierr);
+  /* the pattern it maps: MatSetPreallocationCOO() raises the nonzero state once more after this
+     (PETSc 3.18 to 3.22), and AIJ's arrays are these until a change of pattern reallocates them */
+  h->coo_nonzerostate = A->nonzerostate + 1;
+  h->coo_columns      = aj;
+  PetscCall(PetscInfo(A, "cihybrid COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v in device memory: *done when the values went in on the device (and back to the host AIJ) */
+static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  const PetscInt     *ai, *aj;
+  PetscScalar        *aa;
+  PetscMemType        mtype;
+  PetscBool           on_device;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!h->coo || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  if (h->coo_nonzerostate != A->nonzerostate || h->coo_columns != aj) { /* another pattern since */
+    PetscCall(PetscInfo(A, "cihybrid COO: the pattern changed since MatSetPreallocationCOO: the values go through the host\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* the device copy as the host's, values included */
+  if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  /* the device copy holds these values already: current now, and after the assembly that
+     MatSetValuesCOO() does next (one state increase); the host format's arrays are not */
+  PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+  h->shadow.state++;
+  h->dev_current  = PETSC_TRUE;
+  h->host_current = PETSC_FALSE;
+  *done           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+PetscErrorCode MatCIHybridComposeCOO(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOMap_C", set ? MatCIHybridCOOMap_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOSetValuesDevice_C", set ? MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid : NULL));
+  if (!set && A->spptr) PetscCall(CIHybridDeviceCOODestroy(&((Mat_SeqAIJCIHybrid *)A->spptr)->coo));
+#else
+  (void)A;
+  (void)set;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
