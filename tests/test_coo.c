@@ -1,5 +1,5 @@
 static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of cihybrid, pcsr and diag against MATAIJ.\n"
-                     "  -mat_type <cihybrid|pcsr|diag>  the type under test (all three when not given)\n"
+                     "  -mat_type <cihybrid|pcsr|diag|mpidiag>  the type under test (all when not given; mpidiag: on one process, where diag is seqdiag)\n"
                      "  -seed <n>  -rounds <n>  -show_errors: print the refusals of out-of-range indices\n\n";
 
 /* The same random COO input (duplicates, negative indices that PETSc ignores, entries of rows that
@@ -105,8 +105,8 @@ static PetscErrorCode CheckFormat(TestCtx *t, Mat A, const char *root, const cha
   char seq[64], mpi[64];
 
   PetscFunctionBeginUser;
-  if (!strcmp(root, "diag")) {
-    PetscCall(CheckTypeName(A, t->size > 1 ? "mpidiag" : "seqdiag", what));
+  if (!strcmp(root, "diag") || !strcmp(root, "mpidiag")) { /* mpidiag: asked for on one process too */
+    PetscCall(CheckTypeName(A, t->size > 1 || !strcmp(root, "mpidiag") ? "mpidiag" : "seqdiag", what));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscSNPrintf(seq, sizeof(seq), "seqaij%s", root));
@@ -260,7 +260,7 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(Compare(t, A, B, type, what));
 
   /* diag: another scheme stores the same diagonals elsewhere; new values must find their new places */
-  if (!strcmp(type, MATDIAG)) {
+  if (!strcmp(type, MATDIAG) || !strcmp(type, MATMPIDIAG)) {
     MatDiagScheme scheme = MAT_DIAG_SCHEME_HM;
 
     PetscCall(MatDiagGetScheme(A, &scheme));
@@ -375,7 +375,7 @@ static PetscErrorCode RunTests(void)
   PetscInt    seed = 7, rounds = 3;
   char        only[64] = "";
   PetscBool   given, show = PETSC_FALSE, skip_range = PETSC_FALSE, fill_given;
-  const char *types[] = {"cihybrid", "pcsr", "diag"};
+  const char *types[] = {"cihybrid", "pcsr", "diag", "mpidiag"};
 
   PetscFunctionBeginUser;
   PetscCall(GpuMatsInitializePackage());
@@ -401,6 +401,7 @@ static PetscErrorCode RunTests(void)
     const char *type = types[k];
 
     if (given && strcmp(only, type)) continue;
+    if (!strcmp(type, MATMPIDIAG) && t.size > 1) continue; /* diag is mpidiag there already */
     PetscCall(CheckCase(&t, r, type, 0, 0, 0, PETSC_FALSE));
     PetscCall(CheckCase(&t, r, type, 0, 0, 3, PETSC_FALSE)); /* only ignored (negative) entries can be in a 0 x 0 */
     PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE));

@@ -31,6 +31,7 @@ typedef struct {
   DiagDeviceCOO dev;         /*   the slots on the device, where the products run there */
 #endif
   PetscMPIInt  size;
+  PetscBool    seq;          /* a seqdiag: the slots of the entries are kept (an mpidiag on one process is not one) */
   PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
   PetscCount   nsend, nrecv;
   PetscCount  *send_k;       /* places in the value array of the entries sent, by destination */
@@ -75,6 +76,7 @@ static PetscErrorCode DiagCOOPlan(Mat A, PetscCount n, const PetscInt ci[], cons
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &c->size));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQDIAG, &c->seq));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   c->n = n;
   PetscCall(PetscCalloc4(c->size, &c->scount, c->size, &c->sdispl, c->size, &c->rcount, c->size, &c->rdispl));
@@ -310,7 +312,8 @@ static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
   PetscCall(PetscInfo(A, "%s: a new COO pattern, the diagonals are found again\n", ((PetscObject)A)->type_name));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &P));
   PetscCall(MatSetSizes(P, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(P, MATAIJ));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIDIAG, &mpi));
+  PetscCall(MatSetType(P, mpi ? MATMPIAIJ : MATSEQAIJ)); /* an mpidiag on one process too is rebuilt from an MPIAIJ */
   PetscCall(PetscMalloc2(np, &pi, np, &pj));
   PetscCall(PetscCalloc1(np, &zeros));
   for (PetscCount k = 0; k < c->nown; k++) {
@@ -325,7 +328,6 @@ static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
   PetscCall(MatSetValuesCOO(P, zeros, INSERT_VALUES));
   PetscCall(PetscFree2(pi, pj));
   PetscCall(PetscFree(zeros));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIDIAG, &mpi));
   if (mpi) PetscCall(MPIDiagRebuildFrom(A, P)); /* takes P */
   else {
     PetscCall(MatDiagBuildFromAIJ_SeqDiag(A, P));
@@ -362,13 +364,13 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
   if (A->assembled) {
     PetscBool kept = PETSC_FALSE;
 
-    if (c->size == 1) PetscCall(DiagCOOKeepDiagonals(A, c, &kept));
+    if (c->seq) PetscCall(DiagCOOKeepDiagonals(A, c, &kept));
     if (!kept) PetscCall(DiagCOORebuildPattern(A, c));
   } else {
     if (!A->preallocated) PetscCall(MatSetUp(A));
     PetscCall(DiagCOOAdd(A, c, NULL, PETSC_TRUE));
   }
-  if (c->size == 1) PetscCall(DiagCOOFindSlots(A, c));
+  if (c->seq) PetscCall(DiagCOOFindSlots(A, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
