@@ -121,6 +121,9 @@ PetscErrorCode MatSOR_SeqDiag_Device(Mat A, Vec bb, PetscReal omega, MatSORType 
     PetscCall(DiagVecOnDevice(bb, &b_dev));
     PetscCall(DiagVecOnDevice(xx, &x_dev));
     if (!b_dev || !x_dev || n < DIAG_SOR_DEVICE_MIN_ROWS) PetscFunctionReturn(PETSC_SUCCESS);
+    /* this pattern's levels were already too narrow: the host, without first bringing new values
+       to the device only to check them (the decision is kept for the pattern) */
+    if (d->sor.dev && d->sor.nonzerostate == A->nonzerostate && n < DIAG_SOR_DEVICE_MIN_ROWS_PER_LEVEL * d->sor.nlevels) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatDiagSyncDevice_SeqDiag(A));
   PetscCall(DiagSORDeviceLevels(A));
