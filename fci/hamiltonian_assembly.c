@@ -104,7 +104,7 @@ static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space,
   else if (!assemble) {
     MatType type;
     PetscCall(MatGetType(A, &type));
-    PetscCall(PetscSNPrintf(why, len, "the matrix is of type %s, not a cihybrid matrix on one process (-mat_type cihybrid, one MPI process)", type));
+    PetscCall(PetscSNPrintf(why, len, "the matrix is of type %s, not a cihybrid matrix (-mat_type cihybrid)", type));
   }
   else if (!device) PetscCall(PetscSNPrintf(why, len, "its products run on the host (no GPU, or -mat_gpumats_backend host)"));
   else if (s != MAT_CIHYBRID_SPLIT_ENTRIES) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_split columns is built on the host only"));
@@ -113,7 +113,7 @@ static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space,
   PetscFunctionReturn(0);
 }
 
-/* The rows made on the GPU straight into A's device arrays: no host matrix, no upload. */
+/* Each process's rows made on its GPU straight into A's device arrays: no host matrix, no upload. */
 static PetscErrorCode FCIHamiltonianAssembleDevice(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, Mat A)
 {
 #if FCI_HAVE_CUDA
@@ -121,17 +121,19 @@ static PetscErrorCode FCIHamiltonianAssembleDevice(const FCIIntegrals *ints, con
   FCIDeviceRows         rows;
   MatCIHybridDeviceRows generator;
   PetscLogDouble        t0, t1;
+  PetscInt              rstart, rend;
   PetscErrorCode        ierr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", &assemble));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   PetscCall(PetscTime(&t0));
-  PetscCall(FCIDeviceRowsCreate(ints, space, droptol, &rows, &generator));
+  PetscCall(FCIDeviceRowsCreate(ints, space, droptol, rstart, rend, &rows, &generator));
   ierr = (*assemble)(A, &generator);
   PetscCall(FCIDeviceRowsDestroy(&rows));
   PetscCall(ierr);
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "FCI Hamiltonian of %" PetscInt_FMT " determinants made on the GPU: %g s\n", space->ndet, t1 - t0));
+  PetscCall(PetscInfo(A, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " of %" PetscInt_FMT " determinants made on the GPU of this process: %g s\n", rstart, rend, space->ndet, t1 - t0));
   PetscFunctionReturn(0);
 #else
   PetscFunctionBeginUser;

@@ -71,6 +71,7 @@ struct FCIDeviceTables {
 struct _n_FCIDeviceRows {
   FCIRowGenerator gen;
   PetscInt        ndet;
+  PetscInt        rstart, nrows; /* the rows made: rstart..rstart+nrows-1, local row 0 first */
   PetscBool       uploaded;
   FCIDeviceTables T;
   void           *mem[FCI_DEVICE_TABLES]; /* every device allocation, freed by FCIDeviceRowsDestroy */
@@ -289,15 +290,15 @@ static __device__ bool FCICandidate(const FCIDeviceTables &T, int L, int Ia, int
   }
 }
 
-/* One warp per row: count (len) or write (A) rows [0, nrows). */
+/* One warp per row: count (len) or write (A) rows rstart..rstart+nrows-1, as local rows from 0. */
 template <bool WRITE>
-__global__ void FCIRowsKernel(FCIDeviceTables T, int nrows, int *len, MatCIHybridDeviceArrays A)
+__global__ void FCIRowsKernel(FCIDeviceTables T, int rstart, int nrows, int *len, MatCIHybridDeviceArrays A)
 {
   const long long row  = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int       lane = threadIdx.x % 32;
 
   if (row >= nrows) return;
-  const int L = (int)row;
+  const int L = rstart + (int)row;
   int       lo = 0, hi = T.nstr_a; /* Ia: the last alpha string with aoffset[Ia] <= L */
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
@@ -350,7 +351,7 @@ static PetscErrorCode FCIDeviceRowsCount(void *ctx, void *stream, int *len)
   PetscFunctionBeginUser;
   PetscCall(FCIDeviceRowsUpload(r));
   PetscCall(PetscMemzero(&none, sizeof(none)));
-  if (r->ndet) FCIRowsKernel<false><<<FCIRowsGrid(r->ndet), FCI_ROW_BLOCK, 0, (cudaStream_t)stream>>>(r->T, (int)r->ndet, len, none);
+  if (r->nrows) FCIRowsKernel<false><<<FCIRowsGrid(r->nrows), FCI_ROW_BLOCK, 0, (cudaStream_t)stream>>>(r->T, (int)r->rstart, (int)r->nrows, len, none);
   FCICallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -361,20 +362,23 @@ static PetscErrorCode FCIDeviceRowsFill(void *ctx, void *stream, const MatCIHybr
 
   PetscFunctionBeginUser;
   PetscCall(FCIDeviceRowsUpload(r));
-  if (r->ndet) FCIRowsKernel<true><<<FCIRowsGrid(r->ndet), FCI_ROW_BLOCK, 0, (cudaStream_t)stream>>>(r->T, (int)r->ndet, NULL, *A);
+  if (r->nrows) FCIRowsKernel<true><<<FCIRowsGrid(r->nrows), FCI_ROW_BLOCK, 0, (cudaStream_t)stream>>>(r->T, (int)r->rstart, (int)r->nrows, NULL, *A);
   FCICallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FCIDeviceRowsCreate(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, FCIDeviceRows *rows, MatCIHybridDeviceRows *generator)
+PetscErrorCode FCIDeviceRowsCreate(const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, PetscInt rstart, PetscInt rend, FCIDeviceRows *rows, MatCIHybridDeviceRows *generator)
 {
   FCIDeviceRows r;
 
   PetscFunctionBeginUser;
   PetscCheck(!space->perm, PETSC_COMM_SELF, PETSC_ERR_SUP, "The FCI rows are made on the device in the lexical ordering only: use -fci_ordering lexical, or the host assembly");
   PetscCheck(space->ndet < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " determinants do not fit the 32-bit device indices", space->ndet);
+  PetscCheck(0 <= rstart && rstart <= rend && rend <= space->ndet, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Rows %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, rstart, rend - 1, space->ndet - 1);
   PetscCall(PetscNew(&r));
-  r->ndet = space->ndet;
+  r->ndet   = space->ndet;
+  r->rstart = rstart;
+  r->nrows  = rend - rstart;
   PetscCall(FCIRowGeneratorCreate(ints, space, droptol, &r->gen));
   generator->count = FCIDeviceRowsCount;
   generator->fill  = FCIDeviceRowsFill;

@@ -232,9 +232,11 @@ typedef struct {
 @*/
 PETSC_EXTERN PetscErrorCode MatCIHybridGetInfo(Mat, MatCIHybridInfo *);
 
-/* Assembly on the device (CUDA builds, one process): a generator writes the rows straight
-   into the device arrays of a sequential cihybrid matrix, with no host AIJ copy and no
-   upload.  Two calls, each launching its kernels on 'stream' (a cudaStream_t):
+/* Assembly on the device (CUDA builds): a generator writes the rows straight into the device
+   arrays of a cihybrid matrix, with no host AIJ copy and no upload.  On several processes each
+   writes its own rows (nrows of them, local row 0 being the first it owns) with global columns
+   (ncols is the global number), on its own device; the library splits them into its diagonal
+   and off-process blocks there.  Two calls, each launching its kernels on 'stream' (a cudaStream_t):
      count: the length of every row (entries to be stored, diagonal included) into
             len[0..nrows-1], int device memory;
      fill:  the rows into 'arrays', columns ascending within each row: the p-th entry of row
@@ -261,13 +263,13 @@ typedef struct {
 } MatCIHybridDeviceRows;
 
 /*@C
-   MatCIHybridAssembleOnDevice - fills a sequential cihybrid matrix on the device from a
-   generator of its rows (struct MatCIHybridDeviceRows above): no host AIJ copy, no upload
+   MatCIHybridAssembleOnDevice - fills a cihybrid matrix on the device from a generator of its
+   rows (struct MatCIHybridDeviceRows above): no host AIJ copy, no upload
 
    Collective
 
    Input Parameters:
-+  A    - MatCreate() + MatSetSizes() + MatSetType(cihybrid) on one process
++  A    - MatCreate() + MatSetSizes() + MatSetType(cihybrid), on one process or several
 -  rows - the generator: count gives every row's length, fill writes the rows
 
    Level: advanced
@@ -284,6 +286,13 @@ typedef struct {
    forward, when the products of A do not run on a device (no GPU, -mat_gpumats_backend host,
    or gpumats without CUDA).
 
+   On several processes the MPI matrix keeps on the device: the products, MatGetDiagonal,
+   MatScale, MatShift, MatZeroEntries, MatNorm (Frobenius), MatGetInfo, MatView info,
+   MatDuplicate, and MatCopy and MatAXPY with SAME_NONZERO_PATTERN between two such matrices of
+   the same pattern; any other operation makes the host copies of both blocks first (-info says
+   which).  Each process makes its rows once with global columns, in a temporary CSR of 12
+   bytes an entry on its device, beside the blocks.
+
 .seealso: MatCIHybridMakeHostCopy(), MatCIHybridIsDeviceOnly(), gpumats_cihybrid_device.h
 @*/
 PETSC_EXTERN PetscErrorCode MatCIHybridAssembleOnDevice(Mat, const MatCIHybridDeviceRows *);
@@ -294,7 +303,7 @@ PETSC_EXTERN PetscErrorCode MatCIHybridAssembleOnDevice(Mat, const MatCIHybridDe
    Collective
 
    Input Parameter:
-.  A - a sequential cihybrid matrix; nothing is done when it already has its host copy
+.  A - a cihybrid matrix; nothing is done when it already has its host copy
 
    Level: advanced
 

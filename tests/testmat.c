@@ -525,11 +525,11 @@ PetscErrorCode TestRestoreAddressSpace(const struct rlimit *saved, PetscBool *li
 
 PetscErrorCode ExpectSameEntries(Mat A, Mat B, const char *what, PetscInt *nnz)
 {
-  PetscInt m, total = 0;
+  PetscInt rstart, rend, total = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGetLocalSize(B, &m, NULL));
-  for (PetscInt r = 0; r < m; r++) {
+  PetscCall(MatGetOwnershipRange(B, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend; r++) {
     PetscInt           na, nb;
     const PetscInt    *ca, *cb;
     const PetscScalar *va, *vb;

@@ -61,8 +61,9 @@ PetscErrorCode CompareVecs(TestCtx *t, Vec yc, Vec ya, const char *desc, const c
 PetscErrorCode CheckProducts(TestCtx *t, Mat Ac, Mat Aa, const char *desc);
 PetscErrorCode GlobalCSRAssemble(Mat A, const GlobalCSR *csr);
 PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what);
-/* A and B (sequential) have the same rows, MatGetRow for MatGetRow: same columns, values bit for
-   bit; an error naming 'what', the row and the entry otherwise.  *nnz (may be NULL): the entries. */
+/* A and B have the same rows (this process's), MatGetRow for MatGetRow: same columns, values bit
+   for bit; an error naming 'what', the row and the entry otherwise.  *nnz (may be NULL): the
+   entries of this process. */
 PetscErrorCode ExpectSameEntries(Mat A, Mat B, const char *what, PetscInt *nnz);
 PetscErrorCode TestCtxInit(TestCtx *t, const char *name, PetscInt maxsize);
 PetscErrorCode TestCtxSeed(TestCtx *t, PetscInt seed);

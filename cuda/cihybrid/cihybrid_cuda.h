@@ -18,6 +18,17 @@ PetscErrorCode CIHybridDeviceCountRows(PetscInt nrows, const MatCIHybridDeviceRo
 PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const MatCIHybridDeviceRows *rows, CIHybridDevice *dev);
 PetscErrorCode CIHybridDeviceDownload(CIHybridDevice dev, CIHybridFormat *fmt);
 PetscErrorCode CIHybridDeviceGetDiagonal(CIHybridDevice dev, PetscScalar *diag);
+/* The rows of one process of an MPI matrix made on the device (cihybrid_split.cu): the
+   generator's rows (m local rows, global columns 0..N-1) made once and checked; garray the
+   columns outside cstart..cend-1 that they hold, ascending (host memory of the split); each
+   block's generator (GetBlockRows: the diagonal block's, numbered from cstart, or the
+   off-process block's, numbered by place in garray) gives its part of the rows to
+   MatCIHybridAssembleOnDevice on that block, one block at a time. */
+typedef struct _n_CIHybridProcessRows *CIHybridProcessRows;
+PetscErrorCode CIHybridProcessRowsCreate(PetscInt m, PetscInt N, PetscInt cstart, PetscInt cend, const MatCIHybridDeviceRows *rows, CIHybridProcessRows *split);
+PetscErrorCode CIHybridProcessRowsGetGarray(CIHybridProcessRows split, PetscInt *n, const PetscInt **garray);
+PetscErrorCode CIHybridProcessRowsGetBlockRows(CIHybridProcessRows split, PetscBool offdiagonal, MatCIHybridDeviceRows *rows);
+PetscErrorCode CIHybridProcessRowsDestroy(CIHybridProcessRows *split);
 /* What solvers do to an operator, on the device copy alone (cihybrid_algebra.cu).  AXPY and
    CopyValues need two copies of one pattern (SamePattern); the diagonal updates need every
    diagonal entry stored (MissingDiagonal gives 0); d is device memory. */

@@ -2,9 +2,12 @@
    (hamiltonian.c), entry by entry: same columns, same values to the bit, for molecules (with and
    without a symmetry sector, with a drop tolerance), Hubbard lattices (exact zeros dropped,
    unequal alpha and beta electron counts, periodic wraps), and the products of the device-only
-   matrix before any host copy.  -fci_assembly device where it cannot be done is an error, auto
-   falls back to the host.  Skipped (exit 77) without a usable device.
-   Usage: test_fci_device <fcidump directory> */
+   matrix before any host copy.  On several processes each makes its own rows on the device: the
+   same entries, and the operations that the MPI matrix keeps on the device (the Frobenius norm,
+   the diagonal, duplicate, AXPY, shift, scale) give the host matrix's results without a host
+   copy.  -fci_assembly device where it cannot be done is an error, auto falls back to the host.
+   Skipped (exit 77) without a usable device.
+   Usage: [mpiexec -n <p>] test_fci_device <fcidump directory> */
 #include <gpumats.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +21,8 @@ static PetscErrorCode Build(const FCIIntegrals *ints, const FCIDetSpace *sp, Pet
 {
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsSetValue(NULL, "-fci_assembly", assembly));
-  PetscCall(MatCreate(PETSC_COMM_SELF, H));
-  PetscCall(MatSetSizes(*H, sp->ndet, sp->ndet, sp->ndet, sp->ndet));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, H));
+  PetscCall(MatSetSizes(*H, PETSC_DECIDE, PETSC_DECIDE, sp->ndet, sp->ndet));
   PetscCall(MatSetType(*H, type));
   PetscCall(FCIHamiltonianAssemble(ints, sp, droptol, *H));
   PetscCall(PetscOptionsClearValue(NULL, "-fci_assembly"));
@@ -31,13 +34,13 @@ static PetscErrorCode CompareMult(Mat A, Mat B, const char *what)
 {
   Vec       x, y, yref;
   PetscReal err, nrm;
-  PetscInt  n;
+  PetscInt  lo, hi;
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateVecs(B, &x, &yref));
   PetscCall(MatCreateVecs(A, NULL, &y));
-  PetscCall(VecGetSize(x, &n));
-  for (PetscInt i = 0; i < n; i++) PetscCall(VecSetValue(x, i, PetscSinReal(0.37 * (PetscReal)i + 0.1), INSERT_VALUES));
+  PetscCall(VecGetOwnershipRange(x, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(x, i, PetscSinReal(0.37 * (PetscReal)i + 0.1), INSERT_VALUES));
   PetscCall(VecAssemblyBegin(x));
   PetscCall(VecAssemblyEnd(x));
   PetscCall(MatMult(A, x, y));
@@ -45,31 +48,81 @@ static PetscErrorCode CompareMult(Mat A, Mat B, const char *what)
   PetscCall(VecAXPY(y, -1.0, yref));
   PetscCall(VecNorm(y, NORM_INFINITY, &err));
   PetscCall(VecNorm(yref, NORM_INFINITY, &nrm));
-  PetscCheck(err <= 1e-12 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device-built H x differs from the host one by %g (|H x| %g)", what, (double)err, (double)nrm);
+  PetscCheck(err <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: device-built H x differs from the host one by %g (|H x| %g)", what, (double)err, (double)nrm);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yref));
   PetscFunctionReturn(0);
 }
 
+/* A must still be device-only after 'op' */
+static PetscErrorCode ExpectDeviceOnly(Mat A, const char *what, const char *op)
+{
+  PetscBool only;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCIHybridIsDeviceOnly(A, &only));
+  PetscCheck(only, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %s made a host copy", what, op);
+  PetscFunctionReturn(0);
+}
+
+/* What a solver does to the operator, on D (device-only) and on the host matrix H alike: the
+   results agree and D has made no host copy */
+static PetscErrorCode CompareOperations(Mat D, Mat H, const char *what)
+{
+  Mat       E, F;
+  Vec       dd, dh;
+  PetscReal nd, nh, err;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(MatNorm(H, NORM_FROBENIUS, &nh));
+  PetscCheck(PetscAbsReal(nd - nh) <= 1e-12 * nh, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: Frobenius norm %.17g, the host's %.17g", what, (double)nd, (double)nh);
+  PetscCall(ExpectDeviceOnly(D, what, "MatNorm"));
+  PetscCall(MatCreateVecs(D, NULL, &dd));
+  PetscCall(MatCreateVecs(H, NULL, &dh));
+  PetscCall(MatGetDiagonal(D, dd));
+  PetscCall(MatGetDiagonal(H, dh));
+  PetscCall(VecAXPY(dd, -1.0, dh));
+  PetscCall(VecNorm(dd, NORM_INFINITY, &err));
+  PetscCheck(err == 0.0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the diagonal differs from the host's by %g", what, (double)err);
+  PetscCall(ExpectDeviceOnly(D, what, "MatGetDiagonal"));
+  /* E = 3 D + 0.5 I - D, as STSINVERT's shifted operators are made */
+  PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &E));
+  PetscCall(ExpectDeviceOnly(E, what, "MatDuplicate"));
+  PetscCall(MatScale(E, 3.0));
+  PetscCall(MatShift(E, 0.5));
+  PetscCall(MatAXPY(E, -1.0, D, SAME_NONZERO_PATTERN));
+  PetscCall(ExpectDeviceOnly(E, what, "MatScale, MatShift and MatAXPY"));
+  PetscCall(MatDuplicate(H, MAT_COPY_VALUES, &F));
+  PetscCall(MatScale(F, 2.0));
+  PetscCall(MatShift(F, 0.5));
+  PetscCall(CompareMult(E, F, what));
+  PetscCall(ExpectDeviceOnly(E, what, "MatMult"));
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatDestroy(&F));
+  PetscCall(VecDestroy(&dd));
+  PetscCall(VecDestroy(&dh));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Compare(const FCIIntegrals *ints, const FCIDetSpace *sp, PetscReal droptol, const char *what)
 {
-  Mat       D, H;
-  PetscBool only;
-  PetscInt  n, nnz;
+  Mat      D, H;
+  PetscInt n, nnz;
 
   PetscFunctionBeginUser;
   PetscCall(Build(ints, sp, droptol, MATAIJ, "host", &H));
   PetscCall(Build(ints, sp, droptol, MATCIHYBRID, "device", &D));
-  PetscCall(MatCIHybridIsDeviceOnly(D, &only));
-  PetscCheck(only, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: -fci_assembly device gave a matrix with a host copy", what);
+  PetscCall(ExpectDeviceOnly(D, what, "-fci_assembly device"));
   PetscCall(CompareMult(D, H, what));
-  PetscCall(MatCIHybridIsDeviceOnly(D, &only));
-  PetscCheck(only, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatMult made a host copy", what);
+  PetscCall(ExpectDeviceOnly(D, what, "MatMult"));
+  PetscCall(CompareOperations(D, H, what));
   PetscCall(MatGetSize(H, &n, NULL));
   PetscCall(ExpectSameEntries(D, H, what, &nnz)); /* the device-made rows against the host-made ones */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(CompareMult(D, H, what)); /* the device copy is still current after the host copy */
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " determinants, %" PetscInt_FMT " nonzeros, every entry identical\n", what, n, nnz));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " determinants, %" PetscInt_FMT " nonzeros, every entry identical\n", what, n, nnz));
   PetscCall(MatDestroy(&D));
   PetscCall(MatDestroy(&H));
   PetscFunctionReturn(0);
@@ -100,10 +153,10 @@ static PetscErrorCode Molecule(const char *dir, const char *file, PetscInt secto
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, file));
   PetscCall(PetscTestFile(path, 'r', &exists));
   if (!exists) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %s not found, skipped\n", what, path));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s not found, skipped\n", what, path));
     PetscFunctionReturn(0);
   }
-  PetscCall(FCIDumpRead(PETSC_COMM_SELF, path, &ints));
+  PetscCall(FCIDumpRead(PETSC_COMM_WORLD, path, &ints));
   PetscCall(CompareSpace(ints, sector, FCI_ORDER_LEXICAL, droptol, what));
   PetscCall(FCIIntegralsDestroy(&ints));
   PetscFunctionReturn(0);
@@ -143,7 +196,7 @@ static PetscErrorCode Refusals(void)
   ierr = Build(ints, sp, 0.0, MATCIHYBRID, "device", &H);
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscOptionsClearValue(NULL, "-fci_assembly"));
-  PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fci_assembly device with the excitation ordering: no error");
+  PetscCheck(ierr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-fci_assembly device with the excitation ordering: no error");
   PetscCall(PetscErrorMessage(ierr, &text, &specific));
   PetscCheck(specific && strstr(specific, "lexical"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fci_assembly device with the excitation ordering: the error does not say why: %s", specific ? specific : "(none)");
   PetscCall(MatDestroy(&H));
@@ -153,7 +206,7 @@ static PetscErrorCode Refusals(void)
   PetscCall(MatDestroy(&H));
   PetscCall(FCIDetSpaceDestroy(&sp));
   PetscCall(FCIIntegralsDestroy(&ints));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "refusals: excitation ordering refused on the device with the reason, built on the host by auto\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "refusals: excitation ordering refused on the device with the reason, built on the host by auto\n"));
   PetscFunctionReturn(0);
 }
 

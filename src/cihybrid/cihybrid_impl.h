@@ -62,6 +62,8 @@ PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, cons
 /* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */
 PETSC_INTERN PetscErrorCode CIHybridMakeHostCopy(Mat, const char *why);
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
+/* the same for an MPI matrix, each process its own rows (mpicihybrid_device_only.c) */
+PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnlyMPI(Mat, PetscBool);
 /* COO values in device memory straight into the device copy (cihybrid_coo.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridComposeCOO(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode CIHybridBecomeDeviceOnly(Mat);

@@ -63,6 +63,7 @@ static PetscErrorCode CIHybridComposeMPI(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_MPIAIJCIHybrid : NULL));
+  PetscCall(MatCIHybridComposeDeviceOnlyMPI(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
