@@ -12,9 +12,13 @@
 # SLEPc (../shared/device/README.md); FCIDUMP files from $GPUMATS_FCIDUMP_DIR (default
 # .device/fcidump), the integrals $GPUMATS_FCI_FILE (default H2O.631G.FCIDUMP).  Rows are made on
 # $GPUMATS_FCI_THREADS host threads (default: the cores, shared by the ranks).
-# With GPUMATS_FCI_RANKS="1 2" (one GPU a rank; MPIEXEC, default mpiexec) only the MPI runs instead:
-# npN_<type> for each N and each of $GPUMATS_FCI_MPI_TYPES (default "cihybrid aijcusparse"), the
-# host build (the device build is for one process), for the parallel efficiency of build and solve.
+# With GPUMATS_FCI_RANKS="1 2 4" only the MPI runs instead (MPIEXEC, default mpiexec): npN_<type>
+# for each N and each of $GPUMATS_FCI_MPI_TYPES (default "cihybrid aijcusparse"), each type's own
+# build (-fci_assembly auto: cihybrid's rows made on the device by each rank, the others on the
+# host), for the parallel efficiency of build and solve.  The same script serves one GPU a rank
+# and ranks sharing one GPU; with GPUMATS_FCI_MPS=1 the runs of more than one rank are repeated
+# under an MPS control daemon of their own (private pipe directory, stopped at the end), labelled
+# npN_<type>_mps: the ranks' kernels then share the GPU at once instead of taking turns.
 # Output in $OUT: fci_build.csv (ci_eigen -csv, one line per run), fci_build.txt (what each run
 # printed, with the process wall time) and fci_build_info.txt.
 # Usage: tools/device/device-fci-build.sh <build dir> <older build dir or -> <output dir>
@@ -42,16 +46,30 @@ run() {
 
 if [ -n "${GPUMATS_FCI_RANKS:-}" ]; then
   ALL_THREADS=$THREADS
-  for space in isym full; do
-    sector=""; [ "$space" = isym ] && sector="-fci_sector isym"
-    for np in $GPUMATS_FCI_RANKS; do
-      launch="${MPIEXEC:-mpiexec} -n $np"
-      THREADS=$(( ALL_THREADS / np > 0 ? ALL_THREADS / np : 1 ))
-      for type in ${GPUMATS_FCI_MPI_TYPES:-cihybrid aijcusparse}; do
-        run "${space}_np${np}_$type" "$B" $sector -dll_append "$B/libgpumats.so" -mat_type "$type"
+  mps_runs() { # $1: label suffix; the MPI runs of both spaces
+    for space in isym full; do
+      sector=""; [ "$space" = isym ] && sector="-fci_sector isym"
+      for np in $GPUMATS_FCI_RANKS; do
+        [ -n "$1" ] && [ "$np" = 1 ] && continue
+        launch="${MPIEXEC:-mpiexec} -n $np"
+        THREADS=$(( ALL_THREADS / np > 0 ? ALL_THREADS / np : 1 ))
+        for type in ${GPUMATS_FCI_MPI_TYPES:-cihybrid aijcusparse}; do
+          run "${space}_np${np}_$type$1" "$B" $sector -dll_append "$B/libgpumats.so" -mat_type "$type"
+        done
       done
     done
-  done
+  }
+  mps_runs ""
+  if [ "${GPUMATS_FCI_MPS:-0}" = 1 ]; then
+    CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
+    export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    if nvidia-cuda-mps-control -d; then
+      mps_runs _mps
+      echo quit | nvidia-cuda-mps-control
+    else
+      echo "   no MPS control daemon: the _mps runs are left out" | tee -a "$OUT/fci_build.txt"
+    fi
+  fi
   exit $status
 fi
 for space in isym full; do
