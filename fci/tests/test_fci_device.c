@@ -75,6 +75,10 @@ static PetscErrorCode CompareOperations(Mat D, Mat H, const char *what)
   PetscReal nd, nh, err;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_WORLD, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(D, PETSC_VIEWER_STDOUT_WORLD));
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
+  PetscCall(ExpectDeviceOnly(D, what, "MatView with the info format"));
   PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
   PetscCall(MatNorm(H, NORM_FROBENIUS, &nh));
   PetscCheck(PetscAbsReal(nd - nh) <= 1e-12 * nh, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: Frobenius norm %.17g, the host's %.17g", what, (double)nd, (double)nh);
