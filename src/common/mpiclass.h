@@ -119,6 +119,16 @@ PETSC_INTERN PetscErrorCode GpuMatsMPIShadowConvert(Mat, const GpuMatsMPIClass *
 PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetParentOps(Mat, const struct _MatOps **);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
 
+/* ---- mpighosts.c: the ghost values through pinned buffers of the matrix's own (CUDA) ---- */
+typedef struct _n_GpuMatsGhosts *GpuMatsGhosts;
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+/* y = A x (+ y0 when not NULL) for A hosted by MPIAIJ, the exchange made (again) in *ghosts when
+   A's pattern changed; *done false, nothing done, where it does not apply (host vectors, one
+   process, GPU-aware MPI, products on the host): the same answer on every process */
+PETSC_INTERN PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, Vec x, Vec y0, Vec y, PetscBool *done);
+PETSC_INTERN PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *);
+#endif
+
 /* ---- mpiblocks.c: the products of a storage that owns its scatter ---- */
 /* y = A x (+ y0): the scatter of the ghost values begins, the diagonal block multiplies while
    they travel, then the off-process block adds its part; the transposes in reverse */

@@ -10,6 +10,8 @@
 typedef struct {
   GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
   struct _MatOps parent;
+  PetscBool      pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies */
+  GpuMatsGhosts  ghosts;        /* made at the first product that uses it */
 } Mat_MPIAIJShadow;
 
 #define MPIShadowOf(A) ((Mat_MPIAIJShadow *)(A)->spptr)
@@ -58,6 +60,9 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set);
 static PetscErrorCode MPIShadowContextDestroy(Mat A)
 {
   PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  PetscCall(GpuMatsGhostsDestroy(&MPIShadowOf(A)->ghosts));
+#endif
   PetscCall(GpuMatsMPIFinalize(GpuMatsMPIOf(A)));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -75,21 +80,37 @@ static PetscErrorCode MatDestroy_MPIAIJShadow(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The products are MPIAIJ's: they begin the scatter of the ghost values, run the diagonal
-   block's product, then end the scatter; the backend is checked before (mpiclass.c). */
+/* The products: with device vectors and an MPI that is not GPU-aware, the ghost values through
+   pinned buffers of the matrix's own (mpighosts.c); else MPIAIJ's, which begin the scatter of
+   the ghost values, run the diagonal block's product, then end the scatter.  The backend is
+   checked before (mpiclass.c). */
+static PetscErrorCode MPIShadowMult(Mat A, Vec x, Vec y0, Vec y)
+{
+  Mat_MPIAIJShadow *c    = MPIShadowOf(A);
+  PetscBool         done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsMPICheckBackend(A));
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  if (c->pinned_ghosts) PetscCall(GpuMatsGhostsMult(A, &c->ghosts, x, y0, y, &done));
+#endif
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  if (y0) PetscCall((*c->parent.multadd)(A, x, y0, y));
+  else PetscCall((*c->parent.mult)(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_MPIAIJShadow(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsMPICheckBackend(A));
-  PetscCall((*MPIShadowOf(A)->parent.mult)(A, x, y));
+  PetscCall(MPIShadowMult(A, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_MPIAIJShadow(Mat A, Vec x, Vec y0, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsMPICheckBackend(A));
-  PetscCall((*MPIShadowOf(A)->parent.multadd)(A, x, y0, y));
+  PetscCall(MPIShadowMult(A, x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -115,6 +136,7 @@ static PetscErrorCode MatDuplicate_MPIAIJShadow(Mat A, MatDuplicateOption op, Ma
   /* MatDuplicate_MPIAIJ creates B with A's type name and duplicates the blocks */
   PetscCall((*MPIShadowOf(A)->parent.duplicate)(A, op, B));
   PetscCall(GpuMatsMPICopySettings(A, *B));
+  MPIShadowOf(*B)->pinned_ghosts = MPIShadowOf(A)->pinned_ghosts;
   PetscCall(MPIShadowConvertHostedBlocks(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -126,6 +148,7 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
   PetscFunctionBegin;
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
   PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
+  PetscCall(PetscOptionsBool("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy", "MatMult", c->pinned_ghosts, &c->pinned_ghosts, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,7 +217,8 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReu
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATMPIAIJ can be converted", ((PetscObject)B)->type_name, cls->mpitype);
 
   PetscCall(PetscNew(&c));
-  c->parent = *B->ops;
+  c->parent        = *B->ops;
+  c->pinned_ghosts = PETSC_TRUE;
   PetscCall(GpuMatsMPIInitialize(&c->mpi, cls, &MPIShadowStorage));
   B->spptr = c;
 

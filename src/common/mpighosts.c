@@ -1,0 +1,149 @@
+/* The ghost values of an MPI matrix hosted by MATMPIAIJ (mpishadow.c), exchanged through pinned
+   host buffers of the matrix's own when its vectors are on the device and MPI is not GPU-aware
+   (-use_gpu_aware_mpi 0).  PETSc's scatter then copies them through unpinned host buffers, and
+   begins it before the diagonal block's product; here the values to send are gathered and
+   copied first, the diagonal block's product is queued behind them and runs while the host
+   waits for the copy and exchanges the values with MPI, then the ghosts go up and the
+   off-process block adds its part.  The processes to exchange with, and what, are found once
+   per pattern from MPIAIJ's garray (the ghost columns, ascending: the values from each owner
+   arrive in the order of the ghosts). */
+#include "common/gpumats_impl.h"
+
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  #include "cuda/common/gpumats_ghosts.h"
+
+struct _n_GpuMatsGhosts {
+  Mat                Ao;             /* the off-process block it was made for, */
+  PetscInt           nghost;         /*   its columns, */
+  PetscObjectState   nonzerostate;   /*   and the MPI matrix's pattern */
+  PetscMPIInt        nto, nfrom, tag;
+  PetscMPIInt       *to, *from;      /* the ranks sent to and received from */
+  PetscInt          *tostart, *fromstart; /* nto + 1, nfrom + 1 offsets into the send and receive buffers */
+  MPI_Request       *requests;       /* nto + nfrom */
+  GpuMatsGhostCopies copies;
+  Vec                lvec;           /* the ghost values on the device */
+};
+
+PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *ghosts)
+{
+  GpuMatsGhosts g = *ghosts;
+
+  PetscFunctionBegin;
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree4(g->to, g->from, g->tostart, g->fromstart));
+  PetscCall(PetscFree(g->requests));
+  PetscCall(GpuMatsGhostCopiesDestroy(&g->copies));
+  PetscCall(VecDestroy(&g->lvec));
+  PetscCall(PetscFree(*ghosts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Each ghost column's owner is found and told which of its values this process needs; each
+   process keeps the lists of its own values that the others need */
+static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[], GpuMatsGhosts *ghosts)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  const PetscInt  nghost = Ao->cmap->n;
+  const PetscInt *ranges;
+  PetscMPIInt     size, *nrecv, *nsend, *rdispl, *sdispl, p = 0;
+  PetscInt       *sendidx, nsendall = 0;
+  GpuMatsGhosts   g;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscLayoutGetRanges(A->cmap, &ranges));
+  PetscCall(PetscCalloc4(size, &nrecv, size, &nsend, size + 1, &rdispl, size + 1, &sdispl));
+  for (PetscInt k = 0; k < nghost; k++) {
+    while (garray[k] >= ranges[p + 1]) p++;
+    nrecv[p]++;
+  }
+  PetscCallMPI(MPI_Alltoall(nrecv, 1, MPI_INT, nsend, 1, MPI_INT, comm));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    rdispl[r + 1] = rdispl[r] + nrecv[r];
+    sdispl[r + 1] = sdispl[r] + nsend[r];
+  }
+  nsendall = sdispl[size];
+  PetscCall(PetscMalloc1(nsendall, &sendidx));
+  PetscCallMPI(MPI_Alltoallv(garray, nrecv, rdispl, MPIU_INT, sendidx, nsend, sdispl, MPIU_INT, comm));
+  for (PetscInt k = 0; k < nsendall; k++) sendidx[k] -= A->cmap->rstart;
+
+  PetscCall(PetscNew(&g));
+  *ghosts         = g;
+  g->Ao           = Ao;
+  g->nghost       = nghost;
+  g->nonzerostate = A->nonzerostate;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    if (nsend[r]) g->nto++;
+    if (nrecv[r]) g->nfrom++;
+  }
+  PetscCall(PetscMalloc4(g->nto, &g->to, g->nfrom, &g->from, g->nto + 1, &g->tostart, g->nfrom + 1, &g->fromstart));
+  PetscCall(PetscMalloc1(g->nto + g->nfrom, &g->requests));
+  g->nto = g->nfrom = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    if (nsend[r]) {
+      g->to[g->nto]        = r;
+      g->tostart[g->nto++] = sdispl[r];
+    }
+    if (nrecv[r]) {
+      g->from[g->nfrom]        = r;
+      g->fromstart[g->nfrom++] = rdispl[r];
+    }
+  }
+  g->tostart[g->nto]     = nsendall;
+  g->fromstart[g->nfrom] = nghost;
+  PetscCall(PetscCommGetNewTag(comm, &g->tag));
+  PetscCall(GpuMatsGhostCopiesCreate(nsendall, sendidx, nghost, &g->copies));
+  PetscCall(PetscFree(sendidx));
+  PetscCall(PetscFree4(nrecv, nsend, rdispl, sdispl));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nghost, &g->lvec));
+  PetscCall(PetscInfo(A, "Ghost values through pinned buffers: %" PetscInt_FMT " received from %d processes, %" PetscInt_FMT " sent to %d\n", nghost, g->nfrom, nsendall, g->nto));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x (+ y0) with the exchange above; *done false (nothing done) where it does not apply:
+   host vectors, one process, GPU-aware MPI, products on the host.  The same on every process. */
+PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, Vec x, Vec y0, Vec y, PetscBool *done)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  Mat                Ad, Ao;
+  const PetscInt    *garray;
+  const PetscScalar *xa;
+  PetscScalar       *send, *recv, *la;
+  PetscMemType       mtype;
+  PetscMPIInt        size;
+  PetscBool          cuda, device;
+  GpuMatsGhosts      g;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1 || use_gpu_aware_mpi || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECMPICUDA, VECSEQCUDA, ""));
+  PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsMPIOf(A)->backend, &device));
+  if (!cuda || !device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  g = *ghosts;
+  if (g && (g->Ao != Ao || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate)) PetscCall(GpuMatsGhostsDestroy(ghosts));
+  if (!*ghosts) PetscCall(GpuMatsGhostsCreate(A, Ao, garray, ghosts));
+  g = *ghosts;
+
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mtype));
+  PetscCall(GpuMatsGhostCopiesPack(g->copies, xa));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  if (y0) PetscCall((*Ad->ops->multadd)(Ad, x, y0, y));
+  else PetscCall((*Ad->ops->mult)(Ad, x, y));
+  /* the diagonal block's product runs on the device while the values travel */
+  PetscCall(GpuMatsGhostCopiesWaitPacked(g->copies, &send, &recv));
+  for (PetscMPIInt i = 0; i < g->nfrom; i++) PetscCallMPI(MPI_Irecv(recv + g->fromstart[i], (PetscMPIInt)(g->fromstart[i + 1] - g->fromstart[i]), MPIU_SCALAR, g->from[i], g->tag, comm, &g->requests[i]));
+  for (PetscMPIInt i = 0; i < g->nto; i++) PetscCallMPI(MPI_Isend(send + g->tostart[i], (PetscMPIInt)(g->tostart[i + 1] - g->tostart[i]), MPIU_SCALAR, g->to[i], g->tag, comm, &g->requests[g->nfrom + i]));
+  PetscCallMPI(MPI_Waitall(g->nfrom + g->nto, g->requests, MPI_STATUSES_IGNORE));
+  if (g->nghost) {
+    PetscCall(VecGetArrayWriteAndMemType(g->lvec, &la, &mtype));
+    PetscCall(GpuMatsGhostCopiesUnpack(g->copies, la));
+    PetscCall(VecRestoreArrayWriteAndMemType(g->lvec, &la));
+    PetscCall((*Ao->ops->multadd)(Ao, g->lvec, y, y));
+  }
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
