@@ -134,26 +134,9 @@ PetscErrorCode MatCIHybridAssembleOnDevice(Mat A, const MatCIHybridDeviceRows *r
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
 
-CIHYBRID_HOST_OP(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v))
+CIHYBRID_HOST_OPS(CIHYBRID_HOST_OP)
 CIHYBRID_HOST_OP(getrowij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
 CIHYBRID_HOST_OP(getcolumnij, (Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done), (A, shift, symmetric, compressed, n, ia, ja, done))
-CIHYBRID_HOST_OP(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
-CIHYBRID_HOST_OP(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r))
-CIHYBRID_HOST_OP(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B))
-CIHYBRID_HOST_OP(equal, (Mat A, Mat B, PetscBool *flg), (A, B, flg))
-CIHYBRID_HOST_OP(createsubmatrix, (Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B), (A, isrow, iscol, reuse, B))
-CIHYBRID_HOST_OP(createsubmatrices, (Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse reuse, Mat *B[]), (A, n, irow, icol, reuse, B))
-CIHYBRID_HOST_OP(issymmetric, (Mat A, PetscReal tol, PetscBool *flg), (A, tol, flg))
-CIHYBRID_HOST_OP(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-CIHYBRID_HOST_OP(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-CIHYBRID_HOST_OP(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-CIHYBRID_HOST_OP(zerorows, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
-CIHYBRID_HOST_OP(zerorowscolumns, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
-CIHYBRID_HOST_OP(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d))
-CIHYBRID_HOST_OP(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x))
-CIHYBRID_HOST_OP(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values))
-CIHYBRID_HOST_OP(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov))
-CIHYBRID_HOST_OP(load, (Mat A, PetscViewer viewer), (A, viewer))
 
 /* MatProduct with A first: only C = A * dense runs on the device copy, which the dense-product
    code (dense_product.c) reaches through A's update; other products read the AIJ. */
@@ -198,6 +181,8 @@ static PetscErrorCode CIHybridDeviceOnly_View(Mat A, PetscViewer viewer)
 }
 
 
+#define CIHYBRID_SET_HOST_OP(op, params, args) ops->op = CIHybridHostOp_##op;
+
 /* The table of a device-only matrix, from AIJ's (+ the shadow's) table 'full'. */
 static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *ops)
 {
@@ -232,26 +217,9 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
   ops->assemblyend   = CIHybridDeviceOnly_AssemblyEnd;
 #endif
   /* the host copy first */
-  ops->getrow              = CIHybridHostOp_getrow;
+  CIHYBRID_HOST_OPS(CIHYBRID_SET_HOST_OP)
   ops->getrowij            = CIHybridHostOp_getrowij;
   ops->getcolumnij         = CIHybridHostOp_getcolumnij;
-  ops->getvalues           = CIHybridHostOp_getvalues;
-  ops->diagonalscale       = CIHybridHostOp_diagonalscale;
-  ops->transpose           = CIHybridHostOp_transpose;
-  ops->equal               = CIHybridHostOp_equal;
-  ops->createsubmatrix     = CIHybridHostOp_createsubmatrix;
-  ops->createsubmatrices   = CIHybridHostOp_createsubmatrices;
-  ops->issymmetric         = CIHybridHostOp_issymmetric;
-  ops->getrowmaxabs        = CIHybridHostOp_getrowmaxabs;
-  ops->getrowmax           = CIHybridHostOp_getrowmax;
-  ops->getrowmin           = CIHybridHostOp_getrowmin;
-  ops->zerorows            = CIHybridHostOp_zerorows;
-  ops->zerorowscolumns     = CIHybridHostOp_zerorowscolumns;
-  ops->missingdiagonal     = CIHybridHostOp_missingdiagonal;
-  ops->sor                 = CIHybridHostOp_sor;
-  ops->invertblockdiagonal = CIHybridHostOp_invertblockdiagonal;
-  ops->increaseoverlap     = CIHybridHostOp_increaseoverlap;
-  ops->load                = CIHybridHostOp_load;
 }
 
 /* ---- the assembly ---------------------------------------------------------------------------- */

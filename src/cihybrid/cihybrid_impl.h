@@ -57,6 +57,29 @@ PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridIn
 /* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */
 PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const PetscInt *, const PetscInt *);
 
+/* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
+   (mpicihybrid_device_only.c), runs only after making its host copy: X(op, params, args) each,
+   'A' the matrix in params */
+#define CIHYBRID_HOST_OPS(X) \
+  X(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v)) \
+  X(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v)) \
+  X(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r)) \
+  X(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B)) \
+  X(equal, (Mat A, Mat B, PetscBool *flg), (A, B, flg)) \
+  X(createsubmatrix, (Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B), (A, isrow, iscol, reuse, B)) \
+  X(createsubmatrices, (Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse reuse, Mat *B[]), (A, n, irow, icol, reuse, B)) \
+  X(issymmetric, (Mat A, PetscReal tol, PetscBool *flg), (A, tol, flg)) \
+  X(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx)) \
+  X(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx)) \
+  X(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx)) \
+  X(zerorows, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b)) \
+  X(zerorowscolumns, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b)) \
+  X(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d)) \
+  X(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x)) \
+  X(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values)) \
+  X(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov)) \
+  X(load, (Mat A, PetscViewer viewer), (A, viewer))
+
 /* device assembly (cihybrid_device_only.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);
 /* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */

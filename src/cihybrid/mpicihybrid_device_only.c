@@ -63,26 +63,9 @@ static PetscErrorCode MPICIHybridLeaveDeviceOnly(Mat A, const char *why)
   }
 
 MPICIHYBRID_HOST_OP(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
-MPICIHYBRID_HOST_OP(getrow, (Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v), (A, row, nz, idx, v))
-MPICIHYBRID_HOST_OP(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
-MPICIHYBRID_HOST_OP(diagonalscale, (Mat A, Vec l, Vec r), (A, l, r))
+CIHYBRID_HOST_OPS(MPICIHYBRID_HOST_OP)
 MPICIHYBRID_HOST_OP(diagonalset, (Mat A, Vec D, InsertMode mode), (A, D, mode))
-MPICIHYBRID_HOST_OP(transpose, (Mat A, MatReuse reuse, Mat *B), (A, reuse, B))
-MPICIHYBRID_HOST_OP(equal, (Mat A, Mat B, PetscBool *flg), (A, B, flg))
-MPICIHYBRID_HOST_OP(createsubmatrix, (Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B), (A, isrow, iscol, reuse, B))
-MPICIHYBRID_HOST_OP(createsubmatrices, (Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse reuse, Mat *B[]), (A, n, irow, icol, reuse, B))
-MPICIHYBRID_HOST_OP(issymmetric, (Mat A, PetscReal tol, PetscBool *flg), (A, tol, flg))
-MPICIHYBRID_HOST_OP(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-MPICIHYBRID_HOST_OP(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-MPICIHYBRID_HOST_OP(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
-MPICIHYBRID_HOST_OP(zerorows, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
-MPICIHYBRID_HOST_OP(zerorowscolumns, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b))
-MPICIHYBRID_HOST_OP(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d))
-MPICIHYBRID_HOST_OP(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x))
-MPICIHYBRID_HOST_OP(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values))
-MPICIHYBRID_HOST_OP(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov))
 MPICIHYBRID_HOST_OP(convert, (Mat A, MatType type, MatReuse reuse, Mat *B), (A, type, reuse, B))
-MPICIHYBRID_HOST_OP(load, (Mat A, PetscViewer viewer), (A, viewer))
 #undef MPICIHYBRID_HOST_OP
 
 /* MatProductSetFromOptions is called on the product C: A is C->product->A */
@@ -235,6 +218,8 @@ static PetscErrorCode MPICIHybridDeviceOnly_Duplicate(Mat A, MatDuplicateOption 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define MPICIHYBRID_SET_HOST_OP(op, params, args) ops->op = MPICIHybridHostOp_##op;
+
 /* The table of a device-only MPI matrix, from its full table */
 static void MPICIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *ops)
 {
@@ -265,28 +250,11 @@ static void MPICIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps 
   ops->duplicate             = MPICIHybridDeviceOnly_Duplicate;
   ops->productsetfromoptions = MPICIHybridDeviceOnly_ProductSetFromOptions;
   /* after the host copies */
+  CIHYBRID_HOST_OPS(MPICIHYBRID_SET_HOST_OP)
   ops->setvalues           = MPICIHybridHostOp_setvalues;
-  ops->getrow              = MPICIHybridHostOp_getrow;
   ops->restorerow          = full->restorerow; /* after a getrow, which made the host copies */
-  ops->getvalues           = MPICIHybridHostOp_getvalues;
-  ops->diagonalscale       = MPICIHybridHostOp_diagonalscale;
   ops->diagonalset         = MPICIHybridHostOp_diagonalset;
-  ops->transpose           = MPICIHybridHostOp_transpose;
-  ops->equal               = MPICIHybridHostOp_equal;
-  ops->createsubmatrix     = MPICIHybridHostOp_createsubmatrix;
-  ops->createsubmatrices   = MPICIHybridHostOp_createsubmatrices;
-  ops->issymmetric         = MPICIHybridHostOp_issymmetric;
-  ops->getrowmaxabs        = MPICIHybridHostOp_getrowmaxabs;
-  ops->getrowmax           = MPICIHybridHostOp_getrowmax;
-  ops->getrowmin           = MPICIHybridHostOp_getrowmin;
-  ops->zerorows            = MPICIHybridHostOp_zerorows;
-  ops->zerorowscolumns     = MPICIHybridHostOp_zerorowscolumns;
-  ops->missingdiagonal     = MPICIHybridHostOp_missingdiagonal;
-  ops->sor                 = MPICIHybridHostOp_sor;
-  ops->invertblockdiagonal = MPICIHybridHostOp_invertblockdiagonal;
-  ops->increaseoverlap     = MPICIHybridHostOp_increaseoverlap;
   ops->convert             = MPICIHybridHostOp_convert;
-  ops->load                = MPICIHybridHostOp_load;
 }
 
 /* A's blocks are device-only (each process's own, or a duplicate's): so is A */

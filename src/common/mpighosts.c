@@ -13,7 +13,8 @@
   #include "cuda/common/gpumats_ghosts.h"
 
 struct _n_GpuMatsGhosts {
-  Mat                Ao;             /* the off-process block it was made for, */
+  PetscObjectId      Ao;             /* the off-process block it was made for (its id: a new block may */
+  PetscObjectState   Ao_nonzerostate; /*   take the old one's address), that block's pattern, */
   PetscInt           nghost;         /*   its columns, */
   PetscObjectState   nonzerostate;   /*   and the MPI matrix's pattern */
   PetscMPIInt        nto, nfrom, tag;
@@ -68,10 +69,11 @@ static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[]
   for (PetscInt k = 0; k < nsendall; k++) sendidx[k] -= A->cmap->rstart;
 
   PetscCall(PetscNew(&g));
-  *ghosts         = g;
-  g->Ao           = Ao;
-  g->nghost       = nghost;
-  g->nonzerostate = A->nonzerostate;
+  *ghosts            = g;
+  g->Ao              = ((PetscObject)Ao)->id;
+  g->Ao_nonzerostate = Ao->nonzerostate;
+  g->nghost          = nghost;
+  g->nonzerostate    = A->nonzerostate;
   for (PetscMPIInt r = 0; r < size; r++) {
     if (nsend[r]) g->nto++;
     if (nrecv[r]) g->nfrom++;
@@ -111,7 +113,7 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, Vec x, Vec y0, Ve
   PetscScalar       *send, *recv, *la;
   PetscMemType       mtype;
   PetscMPIInt        size;
-  PetscBool          cuda, device;
+  PetscBool          cuda, device, stale;
   GpuMatsGhosts      g;
 
   PetscFunctionBegin;
@@ -122,9 +124,15 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, Vec x, Vec y0, Ve
   PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsMPIOf(A)->backend, &device));
   if (!cuda || !device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  g = *ghosts;
-  if (g && (g->Ao != Ao || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate)) PetscCall(GpuMatsGhostsDestroy(ghosts));
-  if (!*ghosts) PetscCall(GpuMatsGhostsCreate(A, Ao, garray, ghosts));
+  /* made again on every process when it is stale on one: the making is collective (a COO
+     preallocation, say, makes new blocks without a new MPI nonzero state) */
+  g     = *ghosts;
+  stale = (PetscBool)(!g || g->Ao != ((PetscObject)Ao)->id || g->Ao_nonzerostate != Ao->nonzerostate || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, comm));
+  if (stale) {
+    PetscCall(GpuMatsGhostsDestroy(ghosts));
+    PetscCall(GpuMatsGhostsCreate(A, Ao, garray, ghosts));
+  }
   g = *ghosts;
 
   PetscCall(VecGetArrayReadAndMemType(x, &xa, &mtype));
