@@ -21,18 +21,6 @@ static unsigned CIHybridFlatGrid(size_t n)
   return (unsigned)(blocks < CIHYBRID_ALG_MAX_BLOCKS ? (blocks ? blocks : 1) : CIHYBRID_ALG_MAX_BLOCKS);
 }
 
-static unsigned CIHybridRowWarpGrid(PetscInt nrows)
-{
-  return (unsigned)(((size_t)nrows * 32 + CIHYBRID_ALG_BLOCK - 1) / CIHYBRID_ALG_BLOCK);
-}
-
-static PetscErrorCode CIHybridAlgebraLaunched(const char *kernel)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDACheck((int)cudaGetLastError(), kernel, PETSC_FUNCTION_NAME, __FILE__, __LINE__));
-  PetscFunctionReturn(0);
-}
-
 static size_t CIHybridEllSlots(CIHybridDevice d)
 {
   return (size_t)d->nrows * (size_t)d->pitch;
@@ -64,11 +52,11 @@ static PetscErrorCode CIHybridDeviceUpdateValues(CIHybridDevice y, PetscScalar a
   PetscCall(GpuMatsCUDAGetStream(&stream));
   if (slots && y->width) {
     CIHybridEllUpdate<<<CIHybridFlatGrid(slots), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>(slots, (int)y->pitch, y->ell_len, alpha, a, x ? x->ell_val : NULL, y->ell_val);
-    PetscCall(CIHybridAlgebraLaunched("CIHybridEllUpdate<<<>>>"));
+    PetscCall(CIHybridLaunched("CIHybridEllUpdate<<<>>>"));
   }
   if (y->nnz_csr) {
     CIHybridFlatUpdate<<<CIHybridFlatGrid((size_t)y->nnz_csr), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>((size_t)y->nnz_csr, alpha, a, x ? x->csr_val : NULL, y->csr_val);
-    PetscCall(CIHybridAlgebraLaunched("CIHybridFlatUpdate<<<>>>"));
+    PetscCall(CIHybridLaunched("CIHybridFlatUpdate<<<>>>"));
   }
   PetscFunctionReturn(0);
 }
@@ -158,7 +146,7 @@ PetscErrorCode CIHybridDeviceSamePattern(CIHybridDevice a, CIHybridDevice b, Pet
   for (int i = 0; i < 4 && !ierr; i++) {
     if (!sizes[i]) continue;
     CIHybridCompareInt32<<<CIHybridFlatGrid(sizes[i]), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>(sizes[i], arrays[i][0], arrays[i][1], differ);
-    ierr = CIHybridAlgebraLaunched("CIHybridCompareInt32<<<>>>");
+    ierr = CIHybridLaunched("CIHybridCompareInt32<<<>>>");
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hdiffer, differ, sizeof(int));
   (void)GpuMatsCUDAFree(differ);
@@ -212,8 +200,8 @@ static PetscErrorCode CIHybridDeviceDiagonalPositions(CIHybridDevice dev)
   ierr = GpuMatsCUDAMalloc((void **)&missing, sizeof(int), "cihybrid: count of missing diagonal entries");
   if (!ierr) ierr = GpuMatsCUDAMemset(missing, 0, sizeof(int));
   if (!ierr) {
-    CIHybridFindDiagonal<<<CIHybridRowWarpGrid(n), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), (int)n, dev->diag_pos, missing);
-    ierr = CIHybridAlgebraLaunched("CIHybridFindDiagonal<<<>>>");
+    CIHybridFindDiagonal<<<CIHybridRowWarpGrid(n, CIHYBRID_ALG_BLOCK), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), (int)n, dev->diag_pos, missing);
+    ierr = CIHybridLaunched("CIHybridFindDiagonal<<<>>>");
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hmissing, missing, sizeof(int));
   (void)GpuMatsCUDAFree(missing);
@@ -259,7 +247,7 @@ static PetscErrorCode CIHybridDeviceUpdateDiagonal(CIHybridDevice dev, PetscScal
   if (!n) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
   CIHybridUpdateDiagonal<<<(unsigned)((n + CIHYBRID_ALG_BLOCK - 1) / CIHYBRID_ALG_BLOCK), CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>((int)n, (int)dev->pitch, dev->ell_len, dev->csr_start, dev->diag_pos, dev->ell_val, dev->csr_val, shift, d, add ? 1 : 0);
-  PetscCall(CIHybridAlgebraLaunched("CIHybridUpdateDiagonal<<<>>>"));
+  PetscCall(CIHybridLaunched("CIHybridUpdateDiagonal<<<>>>"));
   PetscFunctionReturn(0);
 }
 
@@ -359,7 +347,7 @@ PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *
     if (slots) CIHybridSumSquares<<<CIHybridFlatGrid(slots), CIHYBRID_ALG_BLOCK, 0, s>>>(slots, dev->ell_val, result);
     if (ncsr) CIHybridSumSquares<<<CIHybridFlatGrid(ncsr), CIHYBRID_ALG_BLOCK, 0, s>>>(ncsr, dev->csr_val, result);
   } else if (!ierr && type == NORM_INFINITY) {
-    if (dev->nrows) CIHybridMaxRowSum<<<CIHybridRowWarpGrid(dev->nrows), CIHYBRID_ALG_BLOCK, 0, s>>>(CIHybridArraysOf(dev), result);
+    if (dev->nrows) CIHybridMaxRowSum<<<CIHybridRowWarpGrid(dev->nrows, CIHYBRID_ALG_BLOCK), CIHYBRID_ALG_BLOCK, 0, s>>>(CIHybridArraysOf(dev), result);
   } else if (!ierr) {
     snprintf(what, sizeof(what), "cihybrid 1-norm: %lld column sums", (long long)dev->ncols);
     ierr = GpuMatsCUDAMalloc((void **)&colsum, (size_t)dev->ncols * sizeof(double), what);
@@ -370,7 +358,7 @@ PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *
       if (dev->ncols) CIHybridMaxOf<<<CIHybridFlatGrid((size_t)dev->ncols), CIHYBRID_ALG_BLOCK, 0, s>>>((size_t)dev->ncols, colsum, result);
     }
   }
-  if (!ierr) ierr = CIHybridAlgebraLaunched("cihybrid norm kernels");
+  if (!ierr) ierr = CIHybridLaunched("cihybrid norm kernels");
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hresult, result, sizeof(double));
   (void)GpuMatsCUDAFree(colsum);
   (void)GpuMatsCUDAFree(result);
@@ -447,12 +435,12 @@ PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int
   if (!ierr) ierr = GpuMatsCUDAMemset(dmissing, 0, sizeof(int));
   if (!ierr) {
     CIHybridLocate<<<grid, CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), (int)n, drows, dcols, slot, dmissing);
-    ierr = CIHybridAlgebraLaunched("CIHybridLocate<<<>>>");
+    ierr = CIHybridLaunched("CIHybridLocate<<<>>>");
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hmissing, dmissing, sizeof(int));
   if (!ierr && !hmissing) { /* all or nothing: the caller takes another path for the whole set */
     CIHybridApplyValues<<<grid, CIHYBRID_ALG_BLOCK, 0, (cudaStream_t)stream>>>((int)n, slot, dvals, add ? 1 : 0, CIHybridEllSlots(dev), dev->ell_val, dev->csr_val);
-    ierr = CIHybridAlgebraLaunched("CIHybridApplyValues<<<>>>");
+    ierr = CIHybridLaunched("CIHybridApplyValues<<<>>>");
   }
   (void)GpuMatsCUDAFree(drows);
   (void)GpuMatsCUDAFree(dcols);

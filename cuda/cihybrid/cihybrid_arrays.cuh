@@ -1,8 +1,22 @@
 /* What the CIHYBRID kernels (SpMV, SpMM) read of the device copy, passed to
-   them by value. CUDA C++, private to cuda/cihybrid/. */
+   them by value, and how the row-wise kernels of cuda/cihybrid/ are launched and checked.
+   CUDA C++, private to cuda/cihybrid/. */
 #pragma once
 #include <stdint.h>
+#include "../common/gpumats_cuda.h"
 #include "cihybrid_cudaimpl.h"
+
+/* The blocks of 'block' threads that give each of nrows rows one warp */
+static inline unsigned CIHybridRowWarpGrid(PetscInt nrows, int block)
+{
+  return (unsigned)(((size_t)nrows * 32 + block - 1) / block);
+}
+
+/* The launch of 'kernel' just queued, as a PETSc error if it failed */
+static inline PetscErrorCode CIHybridLaunched(const char *kernel)
+{
+  return GpuMatsCUDACheck((int)cudaGetLastError(), kernel, PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+}
 
 struct CIHybridArrays {
   int            nrows, width, pitch;

@@ -16,18 +16,6 @@ extern "C" {
 #define CIHYBRID_GEN_BLOCK 256
 #define CIHYBRID_FULL_WARP 0xffffffffu
 
-static unsigned CIHybridWarpGrid(PetscInt nrows)
-{
-  return (unsigned)(((size_t)nrows * 32 + CIHYBRID_GEN_BLOCK - 1) / CIHYBRID_GEN_BLOCK);
-}
-
-static PetscErrorCode CIHybridLaunchCheck(const char *kernel)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDACheck((int)cudaGetLastError(), kernel, PETSC_FUNCTION_NAME, __FILE__, __LINE__));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode CIHybridDeviceCountRows(PetscInt nrows, const MatCIHybridDeviceRows *rows, PetscInt *len)
 {
   int           *dlen = NULL, *hlen = NULL;
@@ -104,8 +92,8 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
     ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "cihybrid device assembly: error flag");
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(bad, &hbad, sizeof(int));
     if (!ierr) {
-      CIHybridCheckRows<<<CIHybridWarpGrid(d->nrows), CIHYBRID_GEN_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(d), (int)d->ncols, bad);
-      ierr = CIHybridLaunchCheck("CIHybridCheckRows<<<>>>");
+      CIHybridCheckRows<<<CIHybridRowWarpGrid(d->nrows, CIHYBRID_GEN_BLOCK), CIHYBRID_GEN_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(d), (int)d->ncols, bad);
+      ierr = CIHybridLaunched("CIHybridCheckRows<<<>>>");
     }
     if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
     (void)GpuMatsCUDAFree(bad);
@@ -148,8 +136,8 @@ PetscErrorCode CIHybridDeviceGetDiagonal(CIHybridDevice dev, PetscScalar *diag)
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  CIHybridDiagonal<<<CIHybridWarpGrid(n), CIHYBRID_GEN_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), (int)n, diag);
-  PetscCall(CIHybridLaunchCheck("CIHybridDiagonal<<<>>>"));
+  CIHybridDiagonal<<<CIHybridRowWarpGrid(n, CIHYBRID_GEN_BLOCK), CIHYBRID_GEN_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), (int)n, diag);
+  PetscCall(CIHybridLaunched("CIHybridDiagonal<<<>>>"));
   PetscFunctionReturn(0);
 }
 

@@ -14,6 +14,7 @@ extern "C" {
 #include "cihybrid_cuda.h"
 }
 #include <gpumats_cihybrid_device.h>
+#include "cihybrid_arrays.cuh"
 
 #define CIHYBRID_SPLIT_BLOCK 256
 #define CIHYBRID_SPLIT_WARP  0xffffffffu
@@ -30,18 +31,6 @@ struct _n_CIHybridProcessRows {
   PetscInt  *garray;        /* ngarray, host */
   PetscBool  offdiagonal;   /* which block the generator of CIHybridProcessRowsGetBlockRows fills */
 };
-
-static unsigned CIHybridSplitGrid(PetscInt nrows)
-{
-  return (unsigned)(((size_t)nrows * 32 + CIHYBRID_SPLIT_BLOCK - 1) / CIHYBRID_SPLIT_BLOCK);
-}
-
-static PetscErrorCode CIHybridSplitLaunchCheck(const char *kernel)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDACheck((int)cudaGetLastError(), kernel, PETSC_FUNCTION_NAME, __FILE__, __LINE__));
-  PetscFunctionReturn(0);
-}
 
 /* One warp per row: columns in [0, N) and strictly ascending (else the first bad row goes to
    *bad), the entries inside [cstart, cend) counted, the columns outside marked. */
@@ -111,8 +100,8 @@ static PetscErrorCode CIHybridSplitBlockFill(void *ctx, void *stream, const MatC
 
   PetscFunctionBegin;
   if (!s->m) PetscFunctionReturn(0);
-  CIHybridSplitFill<<<CIHybridSplitGrid(s->m), CIHYBRID_SPLIT_BLOCK, 0, (cudaStream_t)stream>>>((int)s->m, (int)s->cstart, (int)s->cend, s->offdiagonal, s->rowptr, s->col, s->val, s->colmap, *A);
-  PetscCall(CIHybridSplitLaunchCheck("CIHybridSplitFill<<<>>>"));
+  CIHybridSplitFill<<<CIHybridRowWarpGrid(s->m, CIHYBRID_SPLIT_BLOCK), CIHYBRID_SPLIT_BLOCK, 0, (cudaStream_t)stream>>>((int)s->m, (int)s->cstart, (int)s->cend, s->offdiagonal, s->rowptr, s->col, s->val, s->colmap, *A);
+  PetscCall(CIHybridLaunched("CIHybridSplitFill<<<>>>"));
   PetscFunctionReturn(0);
 }
 
@@ -126,18 +115,17 @@ static PetscErrorCode CIHybridSplitMakeRows(CIHybridProcessRows s, const MatCIHy
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(s->m, &len, s->m + 1, &rowptr));
-  ierr = CIHybridDeviceCountRows(s->m, rows, len);
+  ierr      = CIHybridDeviceCountRows(s->m, rows, len);
   rowptr[0] = 0;
-  for (PetscInt i = 0; !ierr && i < s->m; i++) {
+  for (PetscInt i = 0; !ierr && i < s->m && s->nnz <= INT_MAX; i++) {
     s->nnz += len[i];
-    if (s->nnz > INT_MAX) ierr = PETSC_ERR_SUP;
-    else rowptr[i + 1] = (int)s->nnz;
+    rowptr[i + 1] = (int)s->nnz; /* used only when no row start overflows */
   }
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&s->rowptr, (size_t)(s->m + 1) * sizeof(int), "the row starts of the rows of an MPI device assembly");
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(s->rowptr, rowptr, (size_t)(s->m + 1) * sizeof(int));
+  if (!ierr && s->nnz <= INT_MAX) ierr = GpuMatsCUDAMalloc((void **)&s->rowptr, (size_t)(s->m + 1) * sizeof(int), "the row starts of the rows of an MPI device assembly");
+  if (!ierr && s->nnz <= INT_MAX) ierr = GpuMatsCUDACopyToDevice(s->rowptr, rowptr, (size_t)(s->m + 1) * sizeof(int));
   PetscCall(PetscFree2(len, rowptr));
-  PetscCheck(ierr != PETSC_ERR_SUP || s->nnz <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cihybrid MPI device assembly: the %" PetscInt_FMT " rows of this process have more than %d entries, beyond the 32-bit device indices: use more processes", s->m, INT_MAX);
   PetscCall(ierr);
+  PetscCheck(s->nnz <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cihybrid MPI device assembly: the %" PetscInt_FMT " rows of this process have more than %d entries, beyond the 32-bit device indices: use more processes", s->m, INT_MAX);
   PetscCall(GpuMatsCUDAMalloc((void **)&s->col, (size_t)PetscMax(s->nnz, 1) * sizeof(int), "the columns of the rows of an MPI device assembly"));
   PetscCall(GpuMatsCUDAMalloc((void **)&s->val, (size_t)PetscMax(s->nnz, 1) * sizeof(double), "the values of the rows of an MPI device assembly"));
   PetscCall(GpuMatsCUDAMemset(s->col, 0xff, (size_t)s->nnz * sizeof(int))); /* -1: an entry the generator left out fails the check */
@@ -166,8 +154,8 @@ static PetscErrorCode CIHybridSplitMakeColumns(CIHybridProcessRows s, void *stre
   if (!ierr) ierr = GpuMatsCUDAMemset(mark, 0, (size_t)s->N);
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(bad, &hbad, sizeof(int));
   if (!ierr && s->m) {
-    CIHybridSplitScan<<<CIHybridSplitGrid(s->m), CIHYBRID_SPLIT_BLOCK, 0, (cudaStream_t)stream>>>((int)s->m, (int)s->N, (int)s->cstart, (int)s->cend, s->rowptr, s->col, s->dlen, s->olen, mark, bad);
-    ierr = CIHybridSplitLaunchCheck("CIHybridSplitScan<<<>>>");
+    CIHybridSplitScan<<<CIHybridRowWarpGrid(s->m, CIHYBRID_SPLIT_BLOCK), CIHYBRID_SPLIT_BLOCK, 0, (cudaStream_t)stream>>>((int)s->m, (int)s->N, (int)s->cstart, (int)s->cend, s->rowptr, s->col, s->dlen, s->olen, mark, bad);
+    ierr = CIHybridLaunched("CIHybridSplitScan<<<>>>");
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
   if (!ierr && hbad == INT_MAX) ierr = PetscMalloc2(s->N, &hmark, s->N, &hmap);

@@ -241,18 +241,26 @@ PetscErrorCode CIHybridBecomeDeviceOnly(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CIHybridDeviceAssemblyCheck(Mat A, GpuMatsBackend backend, MatCIHybridSplit split, const MatCIHybridDeviceRows *rows)
+{
+  PetscBool on_device;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsBackendUsesDevice(A, backend, &on_device));
+  PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
+  PetscCheck(split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
+  PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybridDeviceRows *rows)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  PetscBool           on_device;
 
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
-  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
-  PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
-  PetscCheck(h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
-  PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
+  PetscCall(CIHybridDeviceAssemblyCheck(A, h->shadow.backend, h->settings.split, rows));
 #if GPUMATS_HAVE_CUDA
   {
     const PetscInt         m = A->rmap->n;
@@ -272,7 +280,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     for (PetscInt i = 0; i < m; i++) {
       PetscCheck(len[i] <= A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatCIHybridAssembleOnDevice: row %" PetscInt_FMT " has %" PetscInt_FMT " entries, more than the %" PetscInt_FMT " columns", i, len[i], A->cmap->n);
       nnz += len[i];
-      PetscCheck(nnz <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: more than %" PetscInt_FMT " nonzeros on one process (row %" PetscInt_FMT "): beyond the 32-bit device indices; use the MPI host assembly on more processes", (PetscInt)PETSC_MAX_INT, i);
+      PetscCheck(nnz <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: more than %" PetscInt_FMT " nonzeros on one process (row %" PetscInt_FMT "): beyond the 32-bit device indices; use more processes", (PetscInt)PETSC_MAX_INT, i);
       rowptr[i + 1] = (PetscInt)nnz;
     }
     PetscCall(PetscTime(&t1));

@@ -82,6 +82,8 @@ PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const Pets
 
 /* device assembly (cihybrid_device_only.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);
+/* what the device assembly needs of A (products on the device, the 'entries' split) and of the generator */
+PETSC_INTERN PetscErrorCode CIHybridDeviceAssemblyCheck(Mat A, GpuMatsBackend, MatCIHybridSplit, const MatCIHybridDeviceRows *);
 /* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */
 PETSC_INTERN PetscErrorCode CIHybridMakeHostCopy(Mat, const char *why);
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);

@@ -324,16 +324,12 @@ static PetscErrorCode MPICIHybridSetUpGhosts(Mat A, PetscInt ngarray, const Pets
 static PetscErrorCode MatCIHybridAssembleOnDevice_MPIAIJCIHybrid(Mat A, const MatCIHybridDeviceRows *rows)
 {
   const CIHybridSettings *settings;
-  PetscBool               on_device;
 
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(GpuMatsMPIGetSettings(A, (void **)&settings));
-  PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsMPIOf(A)->backend, &on_device));
-  PetscCheck(on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: the products of this matrix run on the host (no usable GPU, -mat_gpumats_backend host, or gpumats built without CUDA): assemble it with MatSetValues instead");
-  PetscCheck(settings->split == MAT_CIHYBRID_SPLIT_ENTRIES, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCIHybridAssembleOnDevice: only the 'entries' split (the default) is built on the device; -mat_cihybrid_split columns needs the host assembly");
-  PetscCheck(rows->count && rows->fill, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatCIHybridAssembleOnDevice: the generator needs both its count and its fill function");
+  PetscCall(CIHybridDeviceAssemblyCheck(A, GpuMatsMPIOf(A)->backend, settings->split, rows));
 #if GPUMATS_HAVE_CUDA
   {
     CIHybridProcessRows         split = NULL;
