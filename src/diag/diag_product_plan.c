@@ -75,13 +75,52 @@ static DiagStatus DiagProductOffsets(DiagScheme scheme, PetscInt m, PetscInt n, 
   return DIAG_OK;
 }
 
+/* An entry diagonal of B in the ascending order of the offsets */
+typedef struct {
+  PetscInt d;
+  int      e;
+} DiagEntryOrder;
+
+static int DiagEntryCompare(const void *x, const void *y)
+{
+  const PetscInt dx = ((const DiagEntryOrder *)x)->d, dy = ((const DiagEntryOrder *)y)->d;
+
+  return dx < dy ? -1 : dx > dy;
+}
+
+/* The offsets db of B's entry diagonals that meet A's entry diagonal da (m x k A, k x n B) on at
+   least one row: DiagPairSegment's rows are max(La, -da - db) .. min(Ha, n - da - db) with La =
+   max(0, -da) and Ha = min(m, k - da), not empty exactly for -da - Ha < db < n - da - La (and
+   La < Ha).  The pairs are then found in O(nea log neb + pairs), not O(nea neb). */
+static inline PetscInt DiagPairLast(PetscInt m, PetscInt k, PetscInt n, PetscInt da)
+{
+  const PetscInt La = PetscMax(0, -da), Ha = PetscMin(m, k - da);
+
+  return La < Ha ? n - da - La - 1 : PETSC_MIN_INT;
+}
+
+/* the first of B's entry diagonals (ascending) at or above the smallest offset meeting da */
+static PetscInt DiagPairFirst(PetscInt m, PetscInt k, PetscInt da, PetscInt neb, const DiagEntryOrder *border)
+{
+  const PetscInt Ha = PetscMin(m, k - da), dlo = -da - Ha + 1;
+  PetscInt       lo = 0, hi = neb;
+
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (border[mid].d < dlo) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *p, DiagFormat *C)
 {
   const PetscInt m = A->nrows, k = A->ncols, n = B->ncols;
   const int      hm = !(A->scheme == DIAG_SCHEME_CDM && B->scheme == DIAG_SCHEME_CDM);
   PetscInt       lo_a, hi_a, lo_b, hi_b, lo, hi;
   PetscInt64    *slot = NULL, range;
-  int           *key  = NULL;
+  DiagEntryOrder *border = NULL;
   DiagStatus     st = DIAG_ERR_MEMORY;
 
   memset(p, 0, sizeof(*p));
@@ -107,18 +146,22 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
   range = hi >= lo ? (PetscInt64)hi - lo + 1 : 0;
   slot  = (PetscInt64 *)calloc((size_t)PetscMax(range, 1), sizeof(PetscInt64));
   if (!slot) goto fail;
-  /* pass 1: count the pairs that meet on at least one row, by sum; key[a neb + b] is the pair's sum
-     less lo, or -1 (pass 2 reads it instead of computing the rows again) */
-  key = (int *)malloc(sizeof(int) * (size_t)PetscMax((PetscInt64)p->nea * p->neb, 1));
-  if (!key) goto fail;
-  for (PetscInt a = 0; a < p->nea; a++)
-    for (PetscInt b = 0; b < p->neb; b++) {
+  /* pass 1: count the pairs that meet on at least one row, by sum: for each entry diagonal of A only
+     the run of B's (in ascending offset) that meets it */
+  border = (DiagEntryOrder *)malloc(sizeof(DiagEntryOrder) * (size_t)PetscMax(p->neb, 1));
+  if (!border) goto fail;
+  for (PetscInt b = 0; b < p->neb; b++) border[b].d = p->eb_d[b], border[b].e = (int)b;
+  qsort(border, (size_t)p->neb, sizeof(DiagEntryOrder), DiagEntryCompare);
+  for (PetscInt a = 0; a < p->nea; a++) {
+    const PetscInt last = DiagPairLast(m, k, n, p->ea_d[a]);
+
+    for (PetscInt q = DiagPairFirst(m, k, p->ea_d[a], p->neb, border); q < p->neb && border[q].d <= last; q++) {
       PetscInt i0, i1, cs;
 
-      DiagPairSegment(m, k, n, hm, p->ea_d[a], p->eb_d[b], &i0, &i1, &cs);
-      key[(size_t)a * p->neb + b] = i1 > i0 ? (int)(p->ea_d[a] + p->eb_d[b] - lo) : -1;
-      if (i1 > i0) slot[p->ea_d[a] + p->eb_d[b] - lo]++, p->npairs++, p->flops += 2 * (PetscInt64)(i1 - i0);
+      DiagPairSegment(m, k, n, hm, p->ea_d[a], border[q].d, &i0, &i1, &cs);
+      slot[p->ea_d[a] + border[q].d - lo]++, p->npairs++, p->flops += 2 * (PetscInt64)(i1 - i0);
     }
+  }
   if (p->npairs > INT32_MAX || p->nea > INT32_MAX || p->neb > INT32_MAX) {
     st = DIAG_ERR_TOO_LARGE;
     goto fail;
@@ -149,30 +192,30 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
     free(count);
   }
   for (PetscInt c = 0; c < C->ndiag; c++) p->pair_start[c + 1] += p->pair_start[c];
-  { /* pass 2: place each pair in its diagonal's list (fill[] runs ahead in slot's place) */
+  { /* pass 2: place each pair in its diagonal's list (fill[] runs ahead in slot's place), A's entry
+       diagonals in order: the one pair of entry diagonal a on a diagonal of C comes after those of a - 1 */
     PetscInt64 *fill = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)(C->ndiag + 1));
 
     if (!fill) goto fail;
     memcpy(fill, p->pair_start, sizeof(PetscInt64) * (size_t)(C->ndiag + 1));
     for (PetscInt a = 0; a < p->nea; a++) {
-      const int *ka = key + (size_t)a * p->neb;
+      const PetscInt last = DiagPairLast(m, k, n, p->ea_d[a]);
 
-      for (PetscInt b = 0; b < p->neb; b++)
-        if (ka[b] >= 0) {
-          const PetscInt64 q = fill[slot[ka[b]]]++;
+      for (PetscInt q = DiagPairFirst(m, k, p->ea_d[a], p->neb, border); q < p->neb && border[q].d <= last; q++) {
+        const PetscInt64 r = fill[slot[p->ea_d[a] + border[q].d - lo]]++;
 
-          p->pair_a[q] = (int)a, p->pair_b[q] = (int)b;
-        }
+        p->pair_a[r] = (int)a, p->pair_b[r] = border[q].e;
+      }
     }
     free(fill);
   }
   free(slot);
-  free(key);
+  free(border);
   C->nnz = DiagPatternSize(C);
   return DIAG_OK;
 fail:
   free(slot);
-  free(key);
+  free(border);
   DiagProductPlanFree(p);
   DiagFormatFree(C);
   return st;

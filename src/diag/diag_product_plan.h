@@ -12,8 +12,9 @@
      c(i, i + dc) += a(i, i + da) b(i + da, i + dc):
    one contiguous, unit-stride multiply-add of a slice of A's values and a slice of B's.
 
-   Symbolic work: O(nea x neb) for the pairs (two passes: count, then place, grouped by
-   C's diagonal) + O(range of the sums) for C's offsets, never O(n x pairs); C's values
+   Symbolic work: O(nea log neb + pairs) for the pairs (B's entry diagonals sorted by offset,
+   those meeting each of A's a run of them; two passes: count, then place, grouped by C's
+   diagonal) + O(range of the sums) for C's offsets, never O(n x pairs); C's values
    are not allocated here (the caller allocates them where the numeric phase runs). */
 #pragma once
 #include "diag/diag_format.h"
