@@ -8,7 +8,8 @@
 # MatSetValuesCOO from values on the device (coo; coo-host: from host values).  Every run checks
 # its product against MATAIJ and fails on a relative error above 1e-12.
 # Results: $OUT/refresh.csv (one line a run) and $OUT/refresh.txt.
-# GPUMATS_REFRESH_CASES ("star:160 box:100" by default), GPUMATS_REFRESH_TYPES ("aijcusparse pcsr
+# GPUMATS_REFRESH_CASES ("star:160 box:100" by default; stencil:n[:dof], e.g. box:60:3 for the
+# elasticity-like operator of 3 unknowns a point), GPUMATS_REFRESH_TYPES ("aijcusparse pcsr
 # cihybrid diag"), GPUMATS_REFRESH_PATHS ("setvalues coo"; coo-host too if wanted) to choose;
 # GPUMATS_REFRESH_STEPS (20) and GPUMATS_REFRESH_MULTS (50); GPUMATS_REFRESH_LABEL the CSV label (gpu); GPUMATS_REFRESH_TIMEOUT seconds a run (300);
 # GPUMATS_REFRESH_VEC the vector type (cuda; standard: host vectors, and with
@@ -27,7 +28,9 @@ run() {
   tail -1 "$OUT/refresh.txt"
 }
 for case in ${GPUMATS_REFRESH_CASES:-star:160 box:100}; do
-  stencil=${case%%:*} n=${case##*:}
+  stencil=${case%%:*} rest=${case#*:}
+  n=${rest%%:*} dof=1
+  [ "$rest" != "$n" ] && dof=${rest#*:}
   for type in ${GPUMATS_REFRESH_TYPES:-aijcusparse pcsr cihybrid diag}; do
     plugin="-dll_append $B/libgpumats.so"
     [ "$type" = aijcusparse ] && plugin=
@@ -39,7 +42,7 @@ for case in ${GPUMATS_REFRESH_CASES:-star:160 box:100}; do
         *) echo "unknown path $path (setvalues, coo, coo-host)"; exit 2 ;;
       esac
       # shellcheck disable=SC2086 # $plugin and $how are lists of options
-      run "$stencil $n $type $path" -n "$n" -stencil "$stencil" $plugin -dm_mat_type "$type" -dm_vec_type "${GPUMATS_REFRESH_VEC:-cuda}" $how -label "${GPUMATS_REFRESH_LABEL:-gpu}"
+      run "$stencil $n dof $dof $type $path" -n "$n" -stencil "$stencil" -dof "$dof" $plugin -dm_mat_type "$type" -dm_vec_type "${GPUMATS_REFRESH_VEC:-cuda}" $how -label "${GPUMATS_REFRESH_LABEL:-gpu}"
     done
   done
 done

@@ -5,12 +5,15 @@
    program is the same for all.
 
      bench_refresh -n 160 -stencil star -dm_mat_type pcsr -dll_append libgpumats.so
-                   [-path setvalues|coo] [-coo_memory device|host] [-steps 20] [-mults 50]
+                   [-dof 1] [-path setvalues|coo] [-coo_memory device|host] [-steps 20] [-mults 50]
                    [-shift 0.5] [-warmup 1] [-dm_vec_type cuda|standard] [-label TEXT] [-csv FILE]
 
    The values of step s (s = 0 at creation, 1..steps in the loop): -(1 + 0.01 q)(1 + 0.01 s) for
    the q-th neighbour of the stencil, 2 (neighbours)(1 + 0.01 s) + shift s + 0.001 ((i+j+k) mod 5)
-   on the diagonal, so that every entry changes every step and a misplaced one shows.
+   on the diagonal, so that every entry changes every step and a misplaced one shows.  With -dof d
+   (an elasticity-like operator: d unknowns a point, each row coupled to all d unknowns of the point
+   and of each neighbour) the entry of component c2 in component c's row is the above times
+   0.25 + 0.05 (c + 2 c2) for c2 != c, -(0.25 + 0.05 (c + 2 c2))(1 + 0.01 s) at the point itself.
    Each step (a) puts the new values in:
      -path setvalues  MatSetValuesStencil row by row (INSERT_VALUES), MatAssemblyBegin/End;
      -path coo        the values of all entries into one array (in the order of the COO pattern
@@ -42,6 +45,8 @@
   #include <cuda_runtime.h>
 #endif
 
+#define BENCH_MAX_DOF 4 /* -dof at most */
+
 #if !PETSC_VERSION_GE(3, 19, 0)
   #define PETSC_SUCCESS 0
 #endif
@@ -50,6 +55,7 @@ static const char help[] = "DMDA operator whose values change step after step: v
 
 typedef struct {
   PetscBool box;       /* 27-point operator, else 7-point */
+  PetscInt  dof;       /* unknowns a grid point, each coupled to every one of its neighbours' */
   PetscReal shift;     /* the diagonal moves by shift * step */
   BenchStencil st;      /* its neighbours */
 } Problem;
@@ -62,6 +68,13 @@ typedef struct {
 static inline PetscScalar OffDiagonal(PetscInt q, PetscInt step)
 {
   return -(1.0 + 0.01 * (PetscReal)q) * (1.0 + 0.01 * (PetscReal)step);
+}
+
+/* the weight of component c2 in component c's equation, c2 != c (an elasticity-like coupling of
+   the unknowns of a point and of its neighbours) */
+static inline PetscScalar Coupling(PetscInt c, PetscInt c2)
+{
+  return 0.25 + 0.05 * (PetscReal)(c + 2 * c2);
 }
 
 static inline PetscScalar Diagonal(const Problem *p, PetscInt i, PetscInt j, PetscInt k, PetscInt step)
@@ -77,32 +90,38 @@ typedef PetscErrorCode (*RowVisitor)(void *ctx, const MatStencil *row, PetscInt 
 static PetscErrorCode ForEachRow(DM da, const Problem *p, PetscInt step, RowVisitor visit, void *ctx)
 {
   DMDALocalInfo info;
-  MatStencil    row, col[27];
-  PetscScalar   v[27];
+  MatStencil    row, col[27 * BENCH_MAX_DOF];
+  PetscScalar   v[27 * BENCH_MAX_DOF];
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetLocalInfo(da, &info));
-  row.c = 0;
   for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
     for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
-      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
-        PetscInt n = 0;
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++)
+        for (PetscInt c = 0; c < p->dof; c++) {
+          PetscInt n = 0;
 
-        row.i = i;
-        row.j = j;
-        row.k = k;
-        for (PetscInt q = 0; q < p->st.nnb; q++) {
-          if (!BenchInside(&info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) continue;
-          col[n].i = i + p->st.nb[q][0];
-          col[n].j = j + p->st.nb[q][1];
-          col[n].k = k + p->st.nb[q][2];
-          col[n].c = 0;
-          v[n++]   = OffDiagonal(q, step);
+          row.i = i;
+          row.j = j;
+          row.k = k;
+          row.c = c;
+          for (PetscInt q = 0; q < p->st.nnb; q++) {
+            if (!BenchInside(&info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) continue;
+            for (PetscInt c2 = 0; c2 < p->dof; c2++) {
+              col[n].i = i + p->st.nb[q][0];
+              col[n].j = j + p->st.nb[q][1];
+              col[n].k = k + p->st.nb[q][2];
+              col[n].c = c2;
+              v[n++]   = OffDiagonal(q, step) * (c2 == c ? 1.0 : Coupling(c, c2));
+            }
+          }
+          for (PetscInt c2 = 0; c2 < p->dof; c2++) {
+            col[n]   = row;
+            col[n].c = c2;
+            v[n++]   = c2 == c ? Diagonal(p, i, j, k, step) : -Coupling(c, c2) * (1.0 + 0.01 * (PetscReal)step);
+          }
+          PetscCall(visit(ctx, &row, n, col, v));
         }
-        col[n] = row;
-        v[n++] = Diagonal(p, i, j, k, step);
-        PetscCall(visit(ctx, &row, n, col, v));
-      }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -135,7 +154,7 @@ typedef struct {
 
 static inline PetscInt GhostedIndex(const DMDALocalInfo *info, const MatStencil *s)
 {
-  return ((s->k - info->gzs) * info->gym + (s->j - info->gys)) * info->gxm + (s->i - info->gxs);
+  return (((s->k - info->gzs) * info->gym + (s->j - info->gys)) * info->gxm + (s->i - info->gxs)) * info->dof + s->c;
 }
 
 static PetscErrorCode COOAddRow(void *ctx, const MatStencil *row, PetscInt n, const MatStencil *col, const PetscScalar *v)
@@ -177,9 +196,9 @@ static PetscCount COOCount(const DMDALocalInfo *info, const Problem *p)
   for (PetscInt k = info->zs; k < info->zs + info->zm; k++)
     for (PetscInt j = info->ys; j < info->ys + info->ym; j++)
       for (PetscInt i = info->xs; i < info->xs + info->xm; i++) {
-        n++;
+        n += p->dof * p->dof;
         for (PetscInt q = 0; q < p->st.nnb; q++)
-          if (BenchInside(info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) n++;
+          if (BenchInside(info, i + p->st.nb[q][0], j + p->st.nb[q][1], k + p->st.nb[q][2])) n += p->dof * p->dof;
       }
   return n;
 }
@@ -348,7 +367,7 @@ static PetscErrorCode Check(DM da, const Problem *p, PetscInt step, Mat A, Vec x
 static PetscErrorCode MakeDA(PetscInt n, const Problem *p, PetscBool device, DM *da)
 {
   PetscFunctionBeginUser;
-  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, p->box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, p->box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, p->dof, 1, NULL, NULL, NULL, da));
 #if defined(PETSC_HAVE_CUDA)
   if (device) PetscCall(DMSetVecType(*da, VECCUDA));
 #else
@@ -397,7 +416,7 @@ int main(int argc, char **argv)
 {
   PetscInt       n = 40, steps = 20, mults = 50;
   char           stencil[8] = "star", path[16] = "setvalues", memory[8] = "host", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "", type[64];
-  Problem        p = {PETSC_FALSE, 0.5, {0, {{0}}}};
+  Problem        p = {PETSC_FALSE, 1, 0.5, {0, {{0}}}};
   PetscBool      coo, on_device, warmup = PETSC_TRUE;
   Clock          clk = {PETSC_FALSE, 1};
   DM             da;
@@ -429,6 +448,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-stencil", "star (7-point) or box (27-point)", NULL, stencil, stencil, sizeof(stencil), NULL));
   PetscCall(PetscOptionsString("-path", "How the values change: setvalues (MatSetValuesStencil + assembly) or coo (MatSetValuesCOO)", NULL, path, path, sizeof(path), NULL));
   PetscCall(PetscOptionsString("-coo_memory", "Where the values given to MatSetValuesCOO live: device (PETSc with CUDA) or host", NULL, memory, memory, sizeof(memory), NULL));
+  PetscCall(PetscOptionsInt("-dof", "Unknowns a grid point (3: an elasticity-like operator, every unknown of a point coupled to every one of its neighbours')", NULL, p.dof, &p.dof, NULL));
   PetscCall(PetscOptionsInt("-steps", "Value changes", NULL, steps, &steps, NULL));
   PetscCall(PetscOptionsInt("-mults", "MatMults after each change", NULL, mults, &mults, NULL));
   PetscCall(PetscOptionsReal("-shift", "The diagonal moves by shift * step", NULL, p.shift, &p.shift, NULL));
@@ -437,6 +457,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscOptionsEnd();
   PetscCheck(!strcmp(stencil, "star") || !strcmp(stencil, "box"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-stencil %s: star or box", stencil);
+  PetscCheck(p.dof >= 1 && p.dof <= BENCH_MAX_DOF, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dof %" PetscInt_FMT ": 1 to %d unknowns a grid point", p.dof, BENCH_MAX_DOF);
   PetscCheck(!strcmp(path, "setvalues") || !strcmp(path, "coo"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-path %s: setvalues or coo", path);
   PetscCheck(!strcmp(memory, "device") || !strcmp(memory, "host"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coo_memory %s: device or host", memory);
   PetscCheck(n >= 2 && steps >= 1 && mults >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n at least 2, -steps at least 1, -mults at least 2");
@@ -515,7 +536,7 @@ int main(int argc, char **argv)
     PetscCall(MatGetType(A, &t));
     PetscCall(PetscStrncpy(type, t, sizeof(type)));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %" PetscInt_FMT "^3, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "); whole %.4f s; relative error %.2e (copy) %.2e (values)\n", stencil, n, type, label[0] ? " " : "", label, path, coo ? (on_device ? ", device values" : ", host values") : "", rows, nnz, create, first, steps, update, refresh, 1e3 * median, steps * (mults - 1), total, (double)err_copy, (double)err_values));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %" PetscInt_FMT "^3 x %" PetscInt_FMT ", %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "); whole %.4f s; relative error %.2e (copy) %.2e (values)\n", stencil, n, p.dof, type, label[0] ? " " : "", label, path, coo ? (on_device ? ", device values" : ", host values") : "", rows, nnz, create, first, steps, update, refresh, 1e3 * median, steps * (mults - 1), total, (double)err_copy, (double)err_values));
   PetscCheck(err_copy <= 1e-12 && err_values <= 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, -path %s: MatMult differs from MATAIJ's by %.3e (copy of the matrix) and %.3e (the values of step %" PetscInt_FMT "), more than 1e-12", type, path, (double)err_copy, (double)err_values, steps);
   if (csv[0]) {
     PetscMPIInt rank;
@@ -523,8 +544,8 @@ int main(int argc, char **argv)
     if (!rank) {
       FILE *f = fopen(csv, "a");
       PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
-      if (ftell(f) == 0) fprintf(f, "label,mat_type,path,n,stencil,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error\n");
-      fprintf(f, "%s,%s,%s,%ld,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e\n", label, type, path, (long)n, stencil, (long)rows, nnz, create, first, update, refresh, 1e3 * median, total, (long)steps, (long)mults, coo ? memory : "-", clk.size, (double)PetscMax(err_copy, err_values));
+      if (ftell(f) == 0) fprintf(f, "label,mat_type,path,n,stencil,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,dof\n");
+      fprintf(f, "%s,%s,%s,%ld,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%ld\n", label, type, path, (long)n, stencil, (long)rows, nnz, create, first, update, refresh, 1e3 * median, total, (long)steps, (long)mults, coo ? memory : "-", clk.size, (double)PetscMax(err_copy, err_values), (long)p.dof);
       fclose(f);
     }
   }
