@@ -94,11 +94,27 @@ typedef struct {
   PetscInt64 *pair_start;         /* ndiag_c + 1: the pairs of C's stored diagonal c */
   int        *pair_a, *pair_b;    /* entry diagonals of A and B, grouped by c */
   PetscInt64 flops;               /* 2 x the multiply-adds of the numeric phase */
+  int        *a_order, *b_order;  /* the entry diagonals of A and of B in ascending offset */
+  PetscInt    sum_lo;             /* the sums da + db, clipped to C's shape: sum_lo .. sum_lo + nsum - 1 */
+  PetscInt64  nsum;
+  PetscInt64 *sum_slot;           /* nsum: the pairs meeting on each sum (Begin to End), then C's diagonal of each sum with pairs */
+  PetscInt64 *c_sum;              /* 2 ndiag_c: the sums of C's diagonal c less sum_lo, ascending, -1 for none (a CDM diagonal
+                                     holds two, its lower part k - n and its upper part k) */
 } DiagProductPlan;
 
 /* The plan of C = A B and C's format without values (C->val NULL, start[], offsets and
    CDM parts set).  C is CDM when A and B both are, else HM.  A->ncols must equal B->nrows. */
 PETSC_EXTERN DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C);
+/* The same in steps, for a plan whose counts and lists are made elsewhere (the device):
+   Begin sets the entry diagonals, their orders and the range of the sums (sum_slot zeroed);
+   the caller counts the pairs meeting on each sum into sum_slot and sets flops; End makes C's
+   diagonals and pair_start from the counts; Pairs makes the lists on the host (pair_a and
+   pair_b, what the host numeric phase reads; nothing if they exist).  On each diagonal of C
+   the pairs come in ascending offset of A's entry diagonal.  On an error after Begin the caller
+   frees the plan and C. */
+PETSC_EXTERN DiagStatus DiagProductPlanBegin(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C);
+PETSC_EXTERN DiagStatus DiagProductPlanEnd(DiagProductPlan *plan, DiagFormat *C);
+PETSC_EXTERN DiagStatus DiagProductPlanPairs(DiagProductPlan *plan);
 PETSC_EXTERN void       DiagProductPlanFree(DiagProductPlan *plan);
 /* C's values (allocated by the caller) = A B, contiguous multiply-adds per (C diagonal, pair) */
 PETSC_EXTERN void       DiagProductPlanNumericHost(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, DiagFormat *C);
@@ -134,6 +150,11 @@ PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, 
    paper's algorithms. */
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
 PETSC_EXTERN PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod);
+/* The symbolic phase on the device: the plan (its lists on the device only: pair_a and pair_b
+   NULL on the host until DiagProductPlanPairs), C's diagonals without values (as
+   DiagProductPlanCreate) and the device product ready for DiagDeviceProductNumeric.  The host
+   does O(diagonals + range of the sums) work, the device the counting and the lists. */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C, DiagDeviceProduct *prod);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 /* Rows per tile T of the banded kernel for this product (0: it does not apply: not banded,

@@ -153,13 +153,19 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
       for (PetscInt c = 0; c <= C->ndiag; c++) hi[c] = (int)plan->pair_start[c];
       di += C->ndiag + 1, hi += C->ndiag + 1;
       p->pair_a = di, p->pair_b = di + plan->npairs;
-      memcpy(hi, plan->pair_a, (size_t)plan->npairs * sizeof(int));
-      memcpy(hi + plan->npairs, plan->pair_b, (size_t)plan->npairs * sizeof(int));
+      if (plan->pair_a) memcpy(hi, plan->pair_a, (size_t)plan->npairs * sizeof(int));
+      if (plan->pair_b) memcpy(hi + plan->npairs, plan->pair_b, (size_t)plan->npairs * sizeof(int));
       di += 2 * plan->npairs, hi += 2 * plan->npairs;
       p->ea_d = di, p->eb_d = di + plan->nea;
       for (PetscInt e = 0; e < plan->nea; e++) hi[e] = (int)plan->ea_d[e];
       for (PetscInt e = 0; e < plan->neb; e++) hi[plan->nea + e] = (int)plan->eb_d[e];
-      ierr = GpuMatsCUDACopyToDevice(p->plan_block, h, bytes);
+      if (plan->pair_a) ierr = GpuMatsCUDACopyToDevice(p->plan_block, h, bytes);
+      else { /* the lists are made on the device (DiagDeviceProductPlan): the rest around them */
+        const size_t head = (size_t)((char *)p->pair_a - (char *)p->plan_block), tail = (size_t)((char *)p->ea_d - (char *)p->plan_block);
+
+        ierr = GpuMatsCUDACopyToDevice(p->plan_block, h, head);
+        if (!ierr) ierr = GpuMatsCUDACopyToDevice((char *)p->plan_block + tail, h + tail, bytes - tail);
+      }
     }
     (void)PetscFree(h);
   }

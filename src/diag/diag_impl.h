@@ -15,11 +15,18 @@
 /* The GPU kernel of C = A B for two diag matrices: the public MatDiagProductKernel */
 #define DIAG_PRODUCT_PAPER MAT_DIAG_PRODUCT_PAPER
 
+typedef enum {
+  DIAG_PLAN_AUTO,  /* the device where the pairs are many and their search not too wide */
+  DIAG_PLAN_HOST,
+  DIAG_PLAN_DEVICE
+} DiagProductPlanWhere;
+
 typedef struct {
   MatDiagScheme        scheme;   /* asked for: AUTO, HM or CDM */
   PetscReal            max_fill; /* largest stored values / nonzeros accepted; 0: any */
   MatDiagProductKernel product;
   MatDiagSOR           sor; /* where MatSOR sweeps */
+  DiagProductPlanWhere plan; /* where the symbolic phase of a device product runs (-mat_diag_product_plan) */
 } DiagSettings;
 
 typedef enum {

@@ -118,6 +118,13 @@ PetscErrorCode MatSetFromOptions_SeqDiag(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   PetscCall(DiagSetFromOptions(A, &d->settings, PetscOptionsObject));
+  { /* products of two seqdiag matrices only (mpidiag's go through AIJ): no setter */
+    static const char *const where[] = {"auto", "host", "device"};
+    PetscInt                 plan    = (PetscInt)d->settings.plan;
+
+    PetscCall(PetscOptionsEList("-mat_diag_product_plan", "Where the symbolic phase of C = A B (diag A and B, the product on the device) runs: auto (the device for many pairs of diagonals), host, device", "MatProductSymbolic", where, 3, where[plan], &plan, NULL));
+    d->settings.plan = (DiagProductPlanWhere)plan;
+  }
   PetscCall(MatGpuMatsGetBackend(A, &backend));
   PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
   PetscCall(MatGpuMatsSetBackend(A, backend));

@@ -68,6 +68,28 @@ static PetscErrorCode DiagProductRefreshTranspose(Mat M, DiagFormat *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Where the symbolic phase runs: the host unless the product runs on the device and
+   -mat_diag_product_plan asks for the device, or (auto) the pairs are many (the host's search is
+   then most of a first product: 0.3-6 ms on the DIAG paper's Table 2) and the device's walk over
+   A's entry diagonals for each sum, nea x (span of B's offsets) steps, is not too long */
+#define DIAG_PLAN_DEVICE_MIN_COMBINATIONS ((PetscInt64)1 << 14)
+#define DIAG_PLAN_DEVICE_MAX_STEPS        ((PetscInt64)1 << 28)
+static PetscErrorCode DiagProductPlanOnDevice(Mat A, const DiagFormat *left, const DiagFormat *right, PetscBool *on_device)
+{
+  Mat_SeqDiag *da = (Mat_SeqDiag *)A->spptr;
+  PetscInt64   nea = 2 * (PetscInt64)left->ndiag, neb = 2 * (PetscInt64)right->ndiag, span;
+
+  PetscFunctionBegin;
+  *on_device = PETSC_FALSE;
+  if (da->settings.plan == DIAG_PLAN_HOST) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsBackendUsesDevice(A, da->shadow.backend, on_device));
+  if (!*on_device || da->settings.plan == DIAG_PLAN_DEVICE) PetscFunctionReturn(PETSC_SUCCESS);
+  /* upper bounds: a CDM diagonal holds up to two entry diagonals, B's offsets span at most rows + columns */
+  span       = (PetscInt64)right->nrows + right->ncols;
+  *on_device = (PetscBool)(nea * neb >= DIAG_PLAN_DEVICE_MIN_COMBINATIONS && nea * span <= DIAG_PLAN_DEVICE_MAX_STEPS);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The plan and C's diagonals (no values) from A's and B's current diagonals */
 static PetscErrorCode DiagProductMakePlan(Mat C)
 {
@@ -78,6 +100,7 @@ static PetscErrorCode DiagProductMakePlan(Mat C)
   const DiagFormat *left, *right;
   DiagFormat        cf;
   PetscLogDouble    t0, t1;
+  PetscBool         on_device;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -90,12 +113,17 @@ static PetscErrorCode DiagProductMakePlan(Mat C)
   left  = pd->transpose_left ? &pd->left_t : &da->fmt;
   right = pd->transpose_right ? &pd->right_t : &db->fmt;
   PetscCheck(left->ncols == right->nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s of diag matrices: op(A) is %" PetscInt_FMT " x %" PetscInt_FMT ", op(B) %" PetscInt_FMT " x %" PetscInt_FMT ": the inner sizes differ", MatProductTypes[product->type], left->nrows, left->ncols, right->nrows, right->ncols);
-  PetscCall(DiagCheckStatus(DiagProductPlanCreate(left, right, &pd->plan, &cf), A, "MatProductSymbolic"));
+  PetscCall(DiagProductPlanOnDevice(A, left, right, &on_device));
+  if (on_device) {
+#if GPUMATS_HAVE_CUDA
+    PetscCall(DiagDeviceProductPlan(left, right, &pd->plan, &cf, &pd->dprod));
+#endif
+  } else PetscCall(DiagCheckStatus(DiagProductPlanCreate(left, right, &pd->plan, &cf), A, "MatProductSymbolic"));
   PetscCall(DiagCheckStatus(DiagFormatCopyStructure(&da->fmt, &pd->shape_a), A, "MatProductSymbolic"));
   PetscCall(DiagCheckStatus(DiagFormatCopyStructure(&db->fmt, &pd->shape_b), B, "MatProductSymbolic"));
   PetscCall(PetscTime(&t1));
   if (left->scheme != right->scheme) PetscCall(PetscInfo(C, "DIAG product %s of an %s and a %s matrix: multiplied across the schemes (pairs of diagonals of each), C stored HM\n", MatProductTypes[product->type], DiagSchemeName(left->scheme), DiagSchemeName(right->scheme)));
-  PetscCall(PetscInfo(C, "DIAG product %s: %" PetscInt_FMT " x %" PetscInt_FMT " diagonals give %" PetscInt_FMT " (%s, %" PetscInt64_FMT " values), %" PetscInt64_FMT " pairs, %.3g Gflop a numeric phase; plan made in %.3g ms\n", MatProductTypes[product->type], left->ndiag, right->ndiag, cf.ndiag, DiagSchemeName(cf.scheme), cf.start[cf.ndiag], pd->plan.npairs, (double)pd->plan.flops * 1e-9, (t1 - t0) * 1e3));
+  PetscCall(PetscInfo(C, "DIAG product %s: %" PetscInt_FMT " x %" PetscInt_FMT " diagonals give %" PetscInt_FMT " (%s, %" PetscInt64_FMT " values), %" PetscInt64_FMT " pairs, %.3g Gflop a numeric phase; plan made %s in %.3g ms\n", MatProductTypes[product->type], left->ndiag, right->ndiag, cf.ndiag, DiagSchemeName(cf.scheme), cf.start[cf.ndiag], pd->plan.npairs, (double)pd->plan.flops * 1e-9, on_device ? "on the device" : "on the host", (t1 - t0) * 1e3));
   if (C->assembled && ((Mat_SeqDiag *)C->spptr)->has_format) PetscCall(MatDiagSetFormat_SeqDiag(C, &cf)); /* again, after a change of A's or B's diagonals */
   else {
     PetscCall(MatSetSizes(C, left->nrows, right->ncols, left->nrows, right->ncols));
@@ -148,9 +176,11 @@ static PetscErrorCode DiagProductNumericDevice(Mat C)
       PetscCall(DiagDeviceCreate(&skeleton, &dc->dev));
     }
     PetscCall(PetscTime(&t1));
-    if (!pd->dprod) PetscCall(DiagDeviceProductCreate(&pd->plan, left, right, &dc->fmt, &pd->dprod));
-    PetscCall(PetscTime(&t2));
-    PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms, the plan (%" PetscInt64_FMT " pairs) uploaded in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3, pd->plan.npairs, (t2 - t1) * 1e3));
+    if (!pd->dprod) { /* else made on the device by the symbolic phase */
+      PetscCall(DiagDeviceProductCreate(&pd->plan, left, right, &dc->fmt, &pd->dprod));
+      PetscCall(PetscTime(&t2));
+      PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms, the plan (%" PetscInt64_FMT " pairs) uploaded in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3, pd->plan.npairs, (t2 - t1) * 1e3));
+    } else PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3));
   }
   if (paper && !(left->scheme == right->scheme && right->scheme == dc->fmt.scheme)) {
     PetscCall(PetscInfo(C, "DIAG product: -mat_diag_product paper needs operands of one scheme (%s and %s here): our kernel runs instead\n", DiagSchemeName(left->scheme), DiagSchemeName(right->scheme)));
@@ -199,6 +229,7 @@ static PetscErrorCode MatProductNumeric_SeqDiag_SeqDiag(Mat C)
     PetscCall(MatDiagSyncHost_SeqDiag(A));
     PetscCall(MatDiagSyncHost_SeqDiag(B));
     if (!dc->fmt.val) PetscCall(MatDiagSyncHost_SeqDiag(C)); /* allocates C's host values */
+    PetscCall(DiagCheckStatus(DiagProductPlanPairs(&pd->plan), A, "MatProductNumeric: the lists of pairs on the host")); /* a plan made on the device has them there only */
     DiagProductPlanNumericHost(&pd->plan, pd->transpose_left ? &pd->left_t : &da->fmt, pd->transpose_right ? &pd->right_t : &db->fmt, &dc->fmt);
     PetscCall(PetscLogFlops((PetscLogDouble)pd->plan.flops));
     PetscCall(MatDiagHostChanged_SeqDiag(C));

@@ -29,13 +29,6 @@ static void DiagMinMax(PetscInt n, const PetscInt *v, PetscInt *lo, PetscInt *hi
   for (PetscInt i = 1; i < n; i++) *lo = PetscMin(*lo, v[i]), *hi = PetscMax(*hi, v[i]);
 }
 
-void DiagProductPlanFree(DiagProductPlan *p)
-{
-  free(p->ea_d), free(p->eb_d), free(p->ea_base), free(p->eb_base);
-  free(p->pair_start), free(p->pair_a), free(p->pair_b);
-  memset(p, 0, sizeof(*p));
-}
-
 /* C's stored diagonals from the marks over the sums dc in [lo, hi] (mark[dc - lo] > 0), in the
    scheme's order; slot[dc - lo] becomes the index of C's stored diagonal of dc. */
 static DiagStatus DiagProductOffsets(DiagScheme scheme, PetscInt m, PetscInt n, PetscInt lo, PetscInt hi, PetscInt64 *slot, DiagFormat *C)
@@ -75,17 +68,33 @@ static DiagStatus DiagProductOffsets(DiagScheme scheme, PetscInt m, PetscInt n, 
   return DIAG_OK;
 }
 
-/* An entry diagonal of B in the ascending order of the offsets */
 typedef struct {
   PetscInt d;
   int      e;
-} DiagEntryOrder;
+} DiagEntrySort;
 
 static int DiagEntryCompare(const void *x, const void *y)
 {
-  const PetscInt dx = ((const DiagEntryOrder *)x)->d, dy = ((const DiagEntryOrder *)y)->d;
+  const PetscInt dx = ((const DiagEntrySort *)x)->d, dy = ((const DiagEntrySort *)y)->d;
 
   return dx < dy ? -1 : dx > dy;
+}
+
+/* the indices of the ne entry diagonals of offsets d[] in ascending offset, or NULL (no memory) */
+static int *DiagEntryOrder(PetscInt ne, const PetscInt *d)
+{
+  DiagEntrySort *sorted = (DiagEntrySort *)malloc(sizeof(DiagEntrySort) * (size_t)PetscMax(ne, 1));
+  int           *order  = (int *)malloc(sizeof(int) * (size_t)PetscMax(ne, 1));
+
+  if (!sorted || !order) {
+    free(sorted), free(order);
+    return NULL;
+  }
+  for (PetscInt e = 0; e < ne; e++) sorted[e].d = d[e], sorted[e].e = (int)e;
+  qsort(sorted, (size_t)ne, sizeof(DiagEntrySort), DiagEntryCompare);
+  for (PetscInt e = 0; e < ne; e++) order[e] = sorted[e].e;
+  free(sorted);
+  return order;
 }
 
 /* The offsets db of B's entry diagonals that meet A's entry diagonal da (m x k A, k x n B) on at
@@ -99,29 +108,34 @@ static inline PetscInt DiagPairLast(PetscInt m, PetscInt k, PetscInt n, PetscInt
   return La < Ha ? n - da - La - 1 : PETSC_MIN_INT;
 }
 
-/* the first of B's entry diagonals (ascending) at or above the smallest offset meeting da */
-static PetscInt DiagPairFirst(PetscInt m, PetscInt k, PetscInt da, PetscInt neb, const DiagEntryOrder *border)
+/* the first of B's entry diagonals (in b_order) at or above the smallest offset meeting da */
+static PetscInt DiagPairFirst(const DiagProductPlan *p, PetscInt da)
 {
-  const PetscInt Ha = PetscMin(m, k - da), dlo = -da - Ha + 1;
-  PetscInt       lo = 0, hi = neb;
+  const PetscInt dlo = -da - PetscMin(p->nrows, p->inner - da) + 1;
+  PetscInt       lo = 0, hi = p->neb;
 
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
 
-    if (border[mid].d < dlo) lo = mid + 1;
+    if (p->eb_d[p->b_order[mid]] < dlo) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *p, DiagFormat *C)
+void DiagProductPlanFree(DiagProductPlan *p)
+{
+  free(p->ea_d), free(p->eb_d), free(p->ea_base), free(p->eb_base);
+  free(p->pair_start), free(p->pair_a), free(p->pair_b);
+  free(p->sum_slot), free(p->c_sum), free(p->a_order), free(p->b_order);
+  memset(p, 0, sizeof(*p));
+}
+
+DiagStatus DiagProductPlanBegin(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *p, DiagFormat *C)
 {
   const PetscInt m = A->nrows, k = A->ncols, n = B->ncols;
   const int      hm = !(A->scheme == DIAG_SCHEME_CDM && B->scheme == DIAG_SCHEME_CDM);
-  PetscInt       lo_a, hi_a, lo_b, hi_b, lo, hi;
-  PetscInt64    *slot = NULL, range;
-  DiagEntryOrder *border = NULL;
-  DiagStatus     st = DIAG_ERR_MEMORY;
+  PetscInt       lo_a, hi_a, lo_b, hi_b, hi;
 
   memset(p, 0, sizeof(*p));
   memset(C, 0, sizeof(*C));
@@ -138,86 +152,122 @@ DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagP
   if (!p->ea_d || !p->eb_d || !p->ea_base || !p->eb_base) goto fail;
   p->nea = DiagEntryDiagonals(A, p->ea_d, p->ea_base);
   p->neb = DiagEntryDiagonals(B, p->eb_d, p->eb_base);
+  if (p->nea > INT32_MAX || p->neb > INT32_MAX) {
+    DiagProductPlanFree(p);
+    return DIAG_ERR_TOO_LARGE;
+  }
+  p->a_order = DiagEntryOrder(p->nea, p->ea_d);
+  p->b_order = DiagEntryOrder(p->neb, p->eb_d);
+  if (!p->a_order || !p->b_order) goto fail;
   /* the sums, clipped to C's shape: an array over their range, not over n */
   DiagMinMax(p->nea, p->ea_d, &lo_a, &hi_a);
   DiagMinMax(p->neb, p->eb_d, &lo_b, &hi_b);
-  lo    = PetscMax(lo_a + lo_b, -(m - 1));
-  hi    = PetscMin(hi_a + hi_b, n - 1);
-  range = hi >= lo ? (PetscInt64)hi - lo + 1 : 0;
-  slot  = (PetscInt64 *)calloc((size_t)PetscMax(range, 1), sizeof(PetscInt64));
-  if (!slot) goto fail;
-  /* pass 1: count the pairs that meet on at least one row, by sum: for each entry diagonal of A only
-     the run of B's (in ascending offset) that meets it */
-  border = (DiagEntryOrder *)malloc(sizeof(DiagEntryOrder) * (size_t)PetscMax(p->neb, 1));
-  if (!border) goto fail;
-  for (PetscInt b = 0; b < p->neb; b++) border[b].d = p->eb_d[b], border[b].e = (int)b;
-  qsort(border, (size_t)p->neb, sizeof(DiagEntryOrder), DiagEntryCompare);
-  for (PetscInt a = 0; a < p->nea; a++) {
-    const PetscInt last = DiagPairLast(m, k, n, p->ea_d[a]);
-
-    for (PetscInt q = DiagPairFirst(m, k, p->ea_d[a], p->neb, border); q < p->neb && border[q].d <= last; q++) {
-      PetscInt i0, i1, cs;
-
-      DiagPairSegment(m, k, n, hm, p->ea_d[a], border[q].d, &i0, &i1, &cs);
-      slot[p->ea_d[a] + border[q].d - lo]++, p->npairs++, p->flops += 2 * (PetscInt64)(i1 - i0);
-    }
-  }
-  if (p->npairs > INT32_MAX || p->nea > INT32_MAX || p->neb > INT32_MAX) {
-    st = DIAG_ERR_TOO_LARGE;
-    goto fail;
-  }
-  {
-    PetscInt64 *count = NULL;
-
-    /* the counts, kept aside: DiagProductOffsets turns slot[] into C's diagonal indices */
-    count = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)PetscMax(range, 1));
-    if (!count) goto fail;
-    memcpy(count, slot, sizeof(PetscInt64) * (size_t)range);
-    st = DiagProductOffsets(p->scheme_c, m, n, lo, hi, slot, C);
-    if (st != DIAG_OK) {
-      free(count);
-      goto fail;
-    }
-    st          = DIAG_ERR_MEMORY;
-    p->ndiag_c  = C->ndiag;
-    p->pair_start = (PetscInt64 *)calloc((size_t)C->ndiag + 1, sizeof(PetscInt64));
-    p->pair_a   = (int *)malloc(sizeof(int) * (size_t)PetscMax(p->npairs, 1));
-    p->pair_b   = (int *)malloc(sizeof(int) * (size_t)PetscMax(p->npairs, 1));
-    if (!p->pair_start || !p->pair_a || !p->pair_b) {
-      free(count);
-      goto fail;
-    }
-    for (PetscInt64 r = 0; r < range; r++)
-      if (count[r] > 0) p->pair_start[slot[r] + 1] += count[r];
-    free(count);
-  }
-  for (PetscInt c = 0; c < C->ndiag; c++) p->pair_start[c + 1] += p->pair_start[c];
-  { /* pass 2: place each pair in its diagonal's list (fill[] runs ahead in slot's place), A's entry
-       diagonals in order: the one pair of entry diagonal a on a diagonal of C comes after those of a - 1 */
-    PetscInt64 *fill = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)(C->ndiag + 1));
-
-    if (!fill) goto fail;
-    memcpy(fill, p->pair_start, sizeof(PetscInt64) * (size_t)(C->ndiag + 1));
-    for (PetscInt a = 0; a < p->nea; a++) {
-      const PetscInt last = DiagPairLast(m, k, n, p->ea_d[a]);
-
-      for (PetscInt q = DiagPairFirst(m, k, p->ea_d[a], p->neb, border); q < p->neb && border[q].d <= last; q++) {
-        const PetscInt64 r = fill[slot[p->ea_d[a] + border[q].d - lo]]++;
-
-        p->pair_a[r] = (int)a, p->pair_b[r] = border[q].e;
-      }
-    }
-    free(fill);
-  }
-  free(slot);
-  free(border);
-  C->nnz = DiagPatternSize(C);
+  p->sum_lo = PetscMax(lo_a + lo_b, -(m - 1));
+  hi        = PetscMin(hi_a + hi_b, n - 1);
+  p->nsum   = hi >= p->sum_lo ? (PetscInt64)hi - p->sum_lo + 1 : 0;
+  p->sum_slot = (PetscInt64 *)calloc((size_t)PetscMax(p->nsum, 1), sizeof(PetscInt64));
+  if (!p->sum_slot) goto fail;
   return DIAG_OK;
 fail:
-  free(slot);
-  free(border);
   DiagProductPlanFree(p);
-  DiagFormatFree(C);
+  return DIAG_ERR_MEMORY;
+}
+
+/* The pairs meeting on each sum (at least one row), into sum_slot, and the flops: for each entry
+   diagonal of A only the run of B's (in ascending offset) that meets it */
+static void DiagProductPlanCount(DiagProductPlan *p)
+{
+  const int hm = p->scheme_c == DIAG_SCHEME_HM;
+
+  for (PetscInt a = 0; a < p->nea; a++) {
+    const PetscInt da = p->ea_d[a], last = DiagPairLast(p->nrows, p->inner, p->ncols, da);
+
+    for (PetscInt q = DiagPairFirst(p, da); q < p->neb && p->eb_d[p->b_order[q]] <= last; q++) {
+      const PetscInt db = p->eb_d[p->b_order[q]];
+      PetscInt       i0, i1, cs;
+
+      DiagPairSegment(p->nrows, p->inner, p->ncols, hm, da, db, &i0, &i1, &cs);
+      p->sum_slot[da + db - p->sum_lo]++, p->flops += 2 * (PetscInt64)(i1 - i0);
+    }
+  }
+}
+
+DiagStatus DiagProductPlanEnd(DiagProductPlan *p, DiagFormat *C)
+{
+  const PetscInt64 range = p->nsum;
+  PetscInt64      *count = NULL;
+  DiagStatus       st;
+
+  p->npairs = 0;
+  for (PetscInt64 r = 0; r < range; r++) p->npairs += p->sum_slot[r];
+  if (p->npairs > INT32_MAX) return DIAG_ERR_TOO_LARGE;
+  /* the counts, kept aside: DiagProductOffsets turns sum_slot[] into C's diagonal indices */
+  count = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)PetscMax(range, 1));
+  if (!count) return DIAG_ERR_MEMORY;
+  memcpy(count, p->sum_slot, sizeof(PetscInt64) * (size_t)range);
+  st = DiagProductOffsets(p->scheme_c, p->nrows, p->ncols, p->sum_lo, p->sum_lo + (PetscInt)range - 1, p->sum_slot, C);
+  if (st == DIAG_OK) {
+    p->ndiag_c    = C->ndiag;
+    p->pair_start = (PetscInt64 *)calloc((size_t)C->ndiag + 1, sizeof(PetscInt64));
+    p->c_sum      = (PetscInt64 *)malloc(sizeof(PetscInt64) * 2 * (size_t)PetscMax(C->ndiag, 1));
+    if (!p->pair_start || !p->c_sum) st = DIAG_ERR_MEMORY;
+  }
+  if (st == DIAG_OK) {
+    /* a CDM diagonal of C holds two sums, its upper part k and its lower part k - n */
+    for (PetscInt c = 0; c < 2 * C->ndiag; c++) p->c_sum[c] = -1;
+    for (PetscInt64 r = 0; r < range; r++) {
+      if (count[r] <= 0) continue;
+      p->pair_start[p->sum_slot[r] + 1] += count[r];
+      p->c_sum[2 * p->sum_slot[r] + (p->c_sum[2 * p->sum_slot[r]] >= 0)] = r;
+    }
+    for (PetscInt c = 0; c < C->ndiag; c++) p->pair_start[c + 1] += p->pair_start[c];
+    C->nnz = DiagPatternSize(C);
+  }
+  free(count);
+  return st;
+}
+
+DiagStatus DiagProductPlanPairs(DiagProductPlan *p)
+{
+  PetscInt64 *fill;
+
+  if (p->pair_a) return DIAG_OK;
+  p->pair_a = (int *)malloc(sizeof(int) * (size_t)PetscMax(p->npairs, 1));
+  p->pair_b = (int *)malloc(sizeof(int) * (size_t)PetscMax(p->npairs, 1));
+  fill      = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)(p->ndiag_c + 1));
+  if (!p->pair_a || !p->pair_b || !fill) {
+    free(p->pair_a), free(p->pair_b), free(fill);
+    p->pair_a = p->pair_b = NULL;
+    return DIAG_ERR_MEMORY;
+  }
+  /* each pair in its diagonal's list (fill[] runs ahead in sum_slot's place), A's entry diagonals in
+     ascending offset: on each diagonal of C the pairs come by ascending da, as the device makes them */
+  memcpy(fill, p->pair_start, sizeof(PetscInt64) * (size_t)(p->ndiag_c + 1));
+  for (PetscInt qa = 0; qa < p->nea; qa++) {
+    const PetscInt a = p->a_order[qa], da = p->ea_d[a], last = DiagPairLast(p->nrows, p->inner, p->ncols, da);
+
+    for (PetscInt q = DiagPairFirst(p, da); q < p->neb && p->eb_d[p->b_order[q]] <= last; q++) {
+      const PetscInt64 r = fill[p->sum_slot[da + p->eb_d[p->b_order[q]] - p->sum_lo]]++;
+
+      p->pair_a[r] = (int)a, p->pair_b[r] = p->b_order[q];
+    }
+  }
+  free(fill);
+  return DIAG_OK;
+}
+
+DiagStatus DiagProductPlanCreate(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *p, DiagFormat *C)
+{
+  DiagStatus st = DiagProductPlanBegin(A, B, p, C);
+
+  if (st != DIAG_OK) return st;
+  DiagProductPlanCount(p);
+  st = DiagProductPlanEnd(p, C);
+  if (st == DIAG_OK) st = DiagProductPlanPairs(p);
+  if (st != DIAG_OK) {
+    DiagProductPlanFree(p);
+    DiagFormatFree(C);
+  }
   return st;
 }
 

@@ -107,7 +107,7 @@ static PetscErrorCode DiagSetFromOptions_MPI(Mat M, GPUMATS_OPTIONS_ARG)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const DiagSettings DiagSettingsDefault = {MAT_DIAG_SCHEME_AUTO, 3, MAT_DIAG_PRODUCT_OURS, MAT_DIAG_SOR_AUTO};
+static const DiagSettings DiagSettingsDefault = {MAT_DIAG_SCHEME_AUTO, 3, MAT_DIAG_PRODUCT_OURS, MAT_DIAG_SOR_AUTO, DIAG_PLAN_AUTO};
 
 const GpuMatsMPIClass DiagMPIClass = {
   "DIAG", MATSEQDIAG, MATMPIDIAG, MATDIAG, sizeof(DiagSettings), &DiagSettingsDefault,
