@@ -4,7 +4,7 @@
    sum and writes each diagonal of C's list of pairs.  Nothing O(pairs) runs on the host, which on
    the DIAG paper's Table 2 (250,000-360,000 pairs) took most of the first product.
 
-   A thread takes a sum dc (counting) or a diagonal of C (lists) and walks A's entry diagonals in
+   A warp takes a sum dc (counting) or a diagonal of C (lists) and walks A's entry diagonals in
    ascending offset da through the window whose db = dc - da lies in B's range of offsets, B's
    entry diagonal of db found in a map over that range: on each diagonal of C the pairs come by
    ascending da, the order of the host's lists (DiagProductPlanPairs), so that both give the same
@@ -12,6 +12,7 @@
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <string.h>
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
@@ -63,171 +64,180 @@ __global__ void DiagPlanMapKernel(int neb, const int *eb_d, int lo_b, int *bmap)
   if (b < neb) bmap[eb_d[b] - lo_b] = b;
 }
 
-/* a thread a sum: its pairs and their multiply-adds */
+/* A's entry diagonals (ascending) whose db = dc - da lies in B's range of offsets: [*q0, *q1) */
+__device__ static void DiagPlanWindow(const DiagPlanDevice &P, int dlo, int dhi, int *q0, int *q1)
+{
+  *q0 = DiagLowerBound(P.a_off, P.nea, dlo - (P.lo_b + P.nmap - 1));
+  *q1 = DiagLowerBound(P.a_off, P.nea, dhi - P.lo_b + 1);
+}
+
+/* a warp a sum: its pairs and their multiply-adds, the lanes over A's entry diagonals */
 __global__ void DiagPlanCountKernel(DiagPlanDevice P, int nsum, int *count, unsigned long long *flops)
 {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  int       cnt = 0;
-  long long fl = 0;
+  const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int       lane = threadIdx.x % 32;
+  int             cnt = 0, q0, q1;
+  long long       fl = 0;
 
-  if (s >= nsum) return;
-  const int dc = P.sum_lo + s;
-  for (int q = DiagLowerBound(P.a_off, P.nea, dc - (P.lo_b + P.nmap - 1)); q < P.nea && P.a_off[q] <= dc - P.lo_b; q++) {
+  if (w >= nsum) return; /* the whole warp */
+  const int dc = P.sum_lo + (int)w;
+  DiagPlanWindow(P, dc, dc, &q0, &q1);
+  for (int q = q0 + lane; q < q1; q += 32) {
     long long rows;
 
     if (DiagPairOn(P, q, dc, &rows) >= 0) cnt++, fl += 2 * rows;
   }
-  count[s] = cnt;
-  if (fl) atomicAdd(flops, (unsigned long long)fl);
+  for (int o = 16; o; o /= 2) cnt += __shfl_down_sync(0xffffffffu, cnt, o), fl += __shfl_down_sync(0xffffffffu, fl, o);
+  if (!lane) {
+    count[w] = cnt;
+    if (fl) atomicAdd(flops, (unsigned long long)fl);
+  }
 }
 
-/* a thread a diagonal of C: its pairs from pair_start[c], A's entry diagonals ascending and, for
-   each, the lower of C's two sums first (a CDM diagonal holds the lower part k - n and the upper
-   part k); *bad gets a diagonal whose pairs are not as many as counted */
+/* a warp a diagonal of C: its pairs from pair_start[c], A's entry diagonals ascending (32 at a
+   time, each lane's place from the ballots of the lanes before it) and, for each, the lower of
+   C's two sums first (a CDM diagonal holds the lower part k - n and the upper part k); *bad gets
+   a diagonal whose pairs are not as many as counted */
 __global__ void DiagPlanListKernel(DiagPlanDevice P, int ndiag_c, const int *c_sum, const int *pair_start, int *pair_a, int *pair_b, int *bad)
 {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const long long    w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int          lane = threadIdx.x % 32;
+  const unsigned int below = (1u << lane) - 1;
+  int                q0, q1;
 
-  if (c >= ndiag_c) return;
-  const int s0 = c_sum[2 * c], s1 = c_sum[2 * c + 1];
-  const int dlo = P.sum_lo + s0, dhi = P.sum_lo + (s1 >= 0 ? s1 : s0);
-  int       pos = pair_start[c];
+  if (w >= ndiag_c) return; /* the whole warp */
+  const int s0 = c_sum[2 * w], s1 = c_sum[2 * w + 1], end = pair_start[w + 1];
+  int       pos = pair_start[w];
 
-  for (int q = DiagLowerBound(P.a_off, P.nea, dlo - (P.lo_b + P.nmap - 1)); q < P.nea && P.a_off[q] <= dhi - P.lo_b; q++) {
-    for (int t = 0; t < 2; t++) {
-      const int s = t ? s1 : s0;
-      long long rows;
-      int       b;
+  DiagPlanWindow(P, P.sum_lo + s0, P.sum_lo + (s1 >= 0 ? s1 : s0), &q0, &q1);
+  for (int base = q0; base < q1; base += 32) {
+    const int    q = base + lane;
+    long long    rows;
+    int          b0 = -1, b1 = -1, at;
+    unsigned int m0, m1;
 
-      if (s < 0 || (b = DiagPairOn(P, q, P.sum_lo + s, &rows)) < 0) continue;
-      if (pos < pair_start[c + 1]) pair_a[pos] = P.a_ent[q], pair_b[pos] = b;
-      pos++;
+    if (q < q1) {
+      b0 = DiagPairOn(P, q, P.sum_lo + s0, &rows);
+      if (s1 >= 0) b1 = DiagPairOn(P, q, P.sum_lo + s1, &rows);
     }
+    m0 = __ballot_sync(0xffffffffu, b0 >= 0);
+    m1 = __ballot_sync(0xffffffffu, b1 >= 0);
+    at = pos + __popc(m0 & below) + __popc(m1 & below);
+    if (b0 >= 0 && at < end) pair_a[at] = P.a_ent[q], pair_b[at] = b0;
+    at += b0 >= 0;
+    if (b1 >= 0 && at < end) pair_a[at] = P.a_ent[q], pair_b[at] = b1;
+    pos += __popc(m0) + __popc(m1);
   }
-  if (pos != pair_start[c + 1]) atomicMin(bad, c);
+  if (!lane && pos != end) atomicMin(bad, (int)w);
 }
 
-static inline unsigned DiagPlanBlocks(long long n)
+static inline unsigned DiagPlanBlocks(long long n, int per_thread)
 {
-  return (unsigned)((n + DIAG_PLAN_THREADS - 1) / DIAG_PLAN_THREADS);
+  return (unsigned)((n * per_thread + DIAG_PLAN_THREADS - 1) / DIAG_PLAN_THREADS);
 }
 
-/* The device scratch of the plan: A's entry diagonals in ascending offset (offsets, then
-   indices) and B's offsets, in one allocation; B's map */
+/* The device scratch of the plan, one allocation (sums: nsum; entries: nea + nea + neb):
+   flops (8 B) | bad | - | the counts of the sums | A's entry diagonals in ascending offset
+   (offsets, indices) and B's offsets | C's sums (2 a diagonal, at most 2 nsum) | B's map */
 typedef struct {
-  int *entries, *bmap;
+  int                *block;
+  unsigned long long *flops;
+  int                *bad, *count, *entries, *c_sum, *bmap;
 } DiagPlanScratch;
-
-static PetscErrorCode DiagPlanScratchDestroy(DiagPlanScratch *w)
-{
-  PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAFree(w->entries));
-  PetscCall(GpuMatsCUDAFree(w->bmap));
-  w->entries = w->bmap = NULL;
-  PetscFunctionReturn(0);
-}
 
 static PetscErrorCode DiagPlanScratchCreate(const DiagProductPlan *p, DiagPlanDevice *P, DiagPlanScratch *w)
 {
-  int  *h = NULL, lo_b = 0, hi_b = -1;
-  void *stream;
-  char  what[128];
+  const size_t nent = 2 * (size_t)p->nea + (size_t)p->neb;
+  int          lo_b = 0, hi_b = -1, *h = NULL, head[4] = {0, 0, INT32_MAX, 0};
+  size_t       nint;
+  void        *stream;
+  char         what[160];
 
   PetscFunctionBegin;
   for (PetscInt b = 0; b < p->neb; b++) lo_b = b ? PetscMin(lo_b, (int)p->eb_d[b]) : (int)p->eb_d[b], hi_b = b ? PetscMax(hi_b, (int)p->eb_d[b]) : (int)p->eb_d[b];
   P->m = (int)p->nrows, P->k = (int)p->inner, P->n = (int)p->ncols, P->hm = p->scheme_c == DIAG_SCHEME_HM;
   P->nea = (int)p->nea, P->lo_b = lo_b, P->nmap = hi_b - lo_b + 1, P->sum_lo = (int)p->sum_lo;
-  PetscCall(PetscMalloc1(2 * p->nea + p->neb + 1, &h));
+  nint = 4 + (size_t)p->nsum + nent + 2 * (size_t)p->nsum + (size_t)PetscMax(P->nmap, 1);
+  snprintf(what, sizeof(what), "DIAG product plan on the device: %d x %d entry diagonals, %lld sums, B's map of %d offsets", (int)p->nea, (int)p->neb, (long long)p->nsum, P->nmap);
+  PetscCall(GpuMatsCUDAMalloc((void **)&w->block, sizeof(int) * nint, what));
+  w->flops = (unsigned long long *)w->block, w->bad = w->block + 2, w->count = w->block + 4;
+  w->entries = w->count + p->nsum, w->c_sum = w->entries + nent, w->bmap = w->c_sum + 2 * p->nsum;
+  P->a_off = w->entries, P->a_ent = w->entries + p->nea, P->bmap = w->bmap;
+  PetscCall(PetscMalloc1(nent + 1, &h));
   for (PetscInt q = 0; q < p->nea; q++) h[q] = (int)p->ea_d[p->a_order[q]], h[p->nea + q] = p->a_order[q];
   for (PetscInt b = 0; b < p->neb; b++) h[2 * p->nea + b] = (int)p->eb_d[b];
-  snprintf(what, sizeof(what), "DIAG product plan on the device: %d x %d entry diagonals, B's map of %d offsets", (int)p->nea, (int)p->neb, P->nmap);
   {
-    PetscErrorCode ierr = GpuMatsCUDAMalloc((void **)&w->entries, sizeof(int) * (size_t)(2 * p->nea + p->neb + 1), what);
+    PetscErrorCode ierr = GpuMatsCUDACopyToDevice(w->block, head, sizeof(head));
 
-    if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&w->bmap, sizeof(int) * (size_t)PetscMax(P->nmap, 1), what);
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(w->entries, h, sizeof(int) * (size_t)(2 * p->nea + p->neb));
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(w->entries, h, sizeof(int) * nent);
     if (!ierr) ierr = GpuMatsCUDAMemset(w->bmap, 0xff, sizeof(int) * (size_t)PetscMax(P->nmap, 1)); /* -1 */
     PetscCall(PetscFree(h));
     PetscCall(ierr);
   }
-  P->a_off = w->entries, P->a_ent = w->entries + p->nea, P->bmap = w->bmap;
   if (p->neb) {
     PetscCall(GpuMatsCUDAGetStream(&stream));
-    DiagPlanMapKernel<<<DiagPlanBlocks(p->neb), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>((int)p->neb, w->entries + 2 * p->nea, lo_b, w->bmap);
+    DiagPlanMapKernel<<<DiagPlanBlocks(p->neb, 1), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>((int)p->neb, w->entries + 2 * p->nea, lo_b, w->bmap);
     GpuMatsCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(0);
 }
 
 /* Counts into p->sum_slot and p->flops on the device (p from DiagProductPlanBegin) */
-static PetscErrorCode DiagPlanCount(DiagProductPlan *p, const DiagPlanDevice *P)
+static PetscErrorCode DiagPlanCount(DiagProductPlan *p, const DiagPlanDevice *P, DiagPlanScratch *w)
 {
-  int                *count = NULL, *hcount = NULL;
-  unsigned long long *flops = NULL, hflops = 0;
-  void               *stream;
-  char                what[128];
-  PetscErrorCode      ierr;
+  int  *h = NULL;
+  void *stream;
 
   PetscFunctionBegin;
   if (!p->nsum) PetscFunctionReturn(0);
-  snprintf(what, sizeof(what), "DIAG product plan on the device: counts of %lld sums", (long long)p->nsum);
-  PetscCall(GpuMatsCUDAMalloc((void **)&count, sizeof(int) * (size_t)(p->nsum + 1) + sizeof(unsigned long long), what));
-  flops = (unsigned long long *)(count + p->nsum + (p->nsum & 1)); /* 8-byte aligned after the counts */
-  ierr  = PetscMalloc1(p->nsum, &hcount);
-  if (!ierr) ierr = GpuMatsCUDAMemset(flops, 0, sizeof(unsigned long long));
-  if (!ierr) ierr = GpuMatsCUDAGetStream(&stream);
-  if (!ierr) {
-    DiagPlanCountKernel<<<DiagPlanBlocks(p->nsum), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>(*P, (int)p->nsum, count, flops);
-    ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "DiagPlanCountKernel", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  DiagPlanCountKernel<<<DiagPlanBlocks(p->nsum, 32), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>(*P, (int)p->nsum, w->count, w->flops);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscCall(PetscMalloc1(4 + p->nsum, &h));
+  { /* flops and the counts in one copy */
+    PetscErrorCode ierr = GpuMatsCUDACopyToHost(h, w->block, sizeof(int) * (size_t)(4 + p->nsum));
+
+    if (!ierr) {
+      unsigned long long flops;
+
+      memcpy(&flops, h, sizeof(flops));
+      p->flops = (PetscInt64)flops;
+      for (PetscInt64 s = 0; s < p->nsum; s++) p->sum_slot[s] = h[4 + s];
+    }
+    PetscCall(PetscFree(h));
+    PetscCall(ierr);
   }
-  if (!ierr) ierr = GpuMatsCUDACopyToHost(hcount, count, sizeof(int) * (size_t)p->nsum);
-  if (!ierr) ierr = GpuMatsCUDACopyToHost(&hflops, flops, sizeof(hflops));
-  if (!ierr) {
-    for (PetscInt64 s = 0; s < p->nsum; s++) p->sum_slot[s] = hcount[s];
-    p->flops = (PetscInt64)hflops;
-  }
-  PetscCall(PetscFree(hcount));
-  PetscCall(GpuMatsCUDAFree(count));
-  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
 /* The lists into the device product's pair_a and pair_b (pair_start already there) */
-static PetscErrorCode DiagPlanLists(const DiagProductPlan *p, const DiagPlanDevice *P, DiagDeviceProduct prod)
+static PetscErrorCode DiagPlanLists(const DiagProductPlan *p, const DiagPlanDevice *P, DiagPlanScratch *w, DiagDeviceProduct prod)
 {
-  int           *dc_sum = NULL, *hc_sum = NULL, *bad, hbad = INT32_MAX;
-  void          *stream;
-  char           what[128];
-  PetscErrorCode ierr;
+  int  *h = NULL, bad = INT32_MAX;
+  void *stream;
 
   PetscFunctionBegin;
   if (!p->ndiag_c) PetscFunctionReturn(0);
-  snprintf(what, sizeof(what), "DIAG product plan on the device: the sums of %d diagonals of C", (int)p->ndiag_c);
-  PetscCall(GpuMatsCUDAMalloc((void **)&dc_sum, sizeof(int) * (2 * (size_t)p->ndiag_c + 1), what));
-  bad  = dc_sum + 2 * p->ndiag_c;
-  ierr = PetscMalloc1(2 * p->ndiag_c + 1, &hc_sum);
-  if (!ierr) {
-    for (PetscInt c = 0; c < 2 * p->ndiag_c; c++) hc_sum[c] = (int)p->c_sum[c];
-    hc_sum[2 * p->ndiag_c] = INT32_MAX;
-    ierr = GpuMatsCUDACopyToDevice(dc_sum, hc_sum, sizeof(int) * (2 * (size_t)p->ndiag_c + 1));
+  PetscCall(PetscMalloc1(2 * p->ndiag_c, &h));
+  for (PetscInt c = 0; c < 2 * p->ndiag_c; c++) h[c] = (int)p->c_sum[c];
+  {
+    PetscErrorCode ierr = GpuMatsCUDACopyToDevice(w->c_sum, h, sizeof(int) * 2 * (size_t)p->ndiag_c);
+
+    PetscCall(PetscFree(h));
+    PetscCall(ierr);
   }
-  if (!ierr) ierr = GpuMatsCUDAGetStream(&stream);
-  if (!ierr) {
-    DiagPlanListKernel<<<DiagPlanBlocks(p->ndiag_c), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>(*P, (int)p->ndiag_c, dc_sum, prod->pair_start, prod->pair_a, prod->pair_b, bad);
-    ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "DiagPlanListKernel", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
-  }
-  if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
-  PetscCall(PetscFree(hc_sum));
-  PetscCall(GpuMatsCUDAFree(dc_sum));
-  PetscCall(ierr);
-  PetscCheck(hbad == INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product plan on the device: diagonal %d of C has other pairs than were counted", hbad);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  DiagPlanListKernel<<<DiagPlanBlocks(p->ndiag_c, 32), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>(*P, (int)p->ndiag_c, w->c_sum, prod->pair_start, prod->pair_a, prod->pair_b, w->bad);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscCall(GpuMatsCUDACopyToHost(&bad, w->bad, sizeof(int)));
+  PetscCheck(bad == INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product plan on the device: diagonal %d of C has other pairs than were counted", bad);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C, DiagDeviceProduct *prod)
 {
   DiagPlanDevice  P;
-  DiagPlanScratch w   = {NULL, NULL};
+  DiagPlanScratch w    = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   PetscErrorCode  ierr = 0;
   DiagStatus      st;
 
@@ -237,14 +247,14 @@ PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, D
   st = DiagProductPlanBegin(A, B, plan, C);
   PetscCheck(st == DIAG_OK, PETSC_COMM_SELF, st == DIAG_ERR_MEMORY ? PETSC_ERR_MEM : PETSC_ERR_SUP, "DIAG product of %" PetscInt_FMT " by %" PetscInt_FMT " diagonals: its plan could not be set up (%s)", A->ndiag, B->ndiag, st == DIAG_ERR_MEMORY ? "out of host memory" : "sizes too large");
   ierr = DiagPlanScratchCreate(plan, &P, &w);
-  if (!ierr) ierr = DiagPlanCount(plan, &P);
+  if (!ierr) ierr = DiagPlanCount(plan, &P, &w);
   if (!ierr) {
     st = DiagProductPlanEnd(plan, C);
     if (st != DIAG_OK) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, st == DIAG_ERR_MEMORY ? PETSC_ERR_MEM : PETSC_ERR_SUP, PETSC_ERROR_INITIAL, "DIAG product of %" PetscInt_FMT " by %" PetscInt_FMT " diagonals: %" PetscInt64_FMT " pairs of diagonals; %s", A->ndiag, B->ndiag, plan->npairs, st == DIAG_ERR_MEMORY ? "out of host memory" : "more than the 2^31-1 the lists hold: use more MPI processes");
   }
   if (!ierr) ierr = DiagDeviceProductCreate(plan, A, B, C, prod);
-  if (!ierr) ierr = DiagPlanLists(plan, &P, *prod);
-  PetscCall(DiagPlanScratchDestroy(&w));
+  if (!ierr) ierr = DiagPlanLists(plan, &P, &w, *prod);
+  PetscCall(GpuMatsCUDAFree(w.block));
   if (ierr) {
     (void)DiagDeviceProductDestroy(prod);
     DiagProductPlanFree(plan);
