@@ -282,6 +282,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
 {
   PetscFunctionBegin;
   if (!*prod) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAFree((*prod)->plan_scratch));
   PetscCall(GpuMatsCUDAFree((*prod)->c_index));
   PetscCall(GpuMatsCUDAFree((*prod)->b_index));
   PetscCall(GpuMatsCUDAFree((*prod)->a_signed));

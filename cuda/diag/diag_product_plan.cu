@@ -240,21 +240,29 @@ PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, D
   DiagPlanScratch w    = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   PetscErrorCode  ierr = 0;
   DiagStatus      st;
+  PetscLogDouble  t[5];
 
   PetscFunctionBegin;
   *prod = NULL;
   PetscCheck(DiagFitsDeviceIndices(A->nrows, A->ncols) && DiagFitsDeviceIndices(B->nrows, B->ncols), PETSC_COMM_SELF, PETSC_ERR_SUP, "DIAG product of A (%" PetscInt_FMT " x %" PetscInt_FMT ") and B (%" PetscInt_FMT " x %" PetscInt_FMT ") on the device: rows + columns of each must be at most %lld for the int32 device indices; use more MPI processes", A->nrows, A->ncols, B->nrows, B->ncols, (long long)DIAG_MAX_DEVICE_ROWS_PLUS_COLS);
   st = DiagProductPlanBegin(A, B, plan, C);
   PetscCheck(st == DIAG_OK, PETSC_COMM_SELF, st == DIAG_ERR_MEMORY ? PETSC_ERR_MEM : PETSC_ERR_SUP, "DIAG product of %" PetscInt_FMT " by %" PetscInt_FMT " diagonals: its plan could not be set up (%s)", A->ndiag, B->ndiag, st == DIAG_ERR_MEMORY ? "out of host memory" : "sizes too large");
+  (void)PetscTime(&t[0]);
   ierr = DiagPlanScratchCreate(plan, &P, &w);
   if (!ierr) ierr = DiagPlanCount(plan, &P, &w);
+  (void)PetscTime(&t[1]);
   if (!ierr) {
     st = DiagProductPlanEnd(plan, C);
     if (st != DIAG_OK) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, st == DIAG_ERR_MEMORY ? PETSC_ERR_MEM : PETSC_ERR_SUP, PETSC_ERROR_INITIAL, "DIAG product of %" PetscInt_FMT " by %" PetscInt_FMT " diagonals: %" PetscInt64_FMT " pairs of diagonals; %s", A->ndiag, B->ndiag, plan->npairs, st == DIAG_ERR_MEMORY ? "out of host memory" : "more than the 2^31-1 the lists hold: use more MPI processes");
   }
+  (void)PetscTime(&t[2]);
   if (!ierr) ierr = DiagDeviceProductCreate(plan, A, B, C, prod);
+  (void)PetscTime(&t[3]);
   if (!ierr) ierr = DiagPlanLists(plan, &P, &w, *prod);
-  PetscCall(GpuMatsCUDAFree(w.block));
+  if (!ierr) (*prod)->plan_scratch = w.block; /* freed with the product */
+  else PetscCall(GpuMatsCUDAFree(w.block));
+  (void)PetscTime(&t[4]);
+  if (!ierr) PetscCall(PetscInfo(NULL, "DIAG product plan on the device: %lld sums counted in %.3g ms, C's %" PetscInt_FMT " diagonals from the counts in %.3g ms, the device product set up in %.3g ms, the lists of %" PetscInt64_FMT " pairs in %.3g ms\n", (long long)plan->nsum, (t[1] - t[0]) * 1e3, C->ndiag, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3, plan->npairs, (t[4] - t[3]) * 1e3));
   if (ierr) {
     (void)DiagDeviceProductDestroy(prod);
     DiagProductPlanFree(plan);
