@@ -43,6 +43,13 @@ static PetscErrorCode CheckProduct(TestCtx *t, Mat *Ad, Mat *Aa, Mat Bd, Mat Ba,
   PetscCall(MatProductNumeric(Ca));
   PetscCall(PetscStrlcat(desc, ", after new values of A", sizeof(desc)));
   PetscCall(CompareMats(t, Cd, Ca, desc));
+  /* the numeric phase on the host with the plan of the symbolic phase (made on the device where
+     -mat_diag_product_plan device: the host's lists are made then) */
+  PetscCall(MatBindToCPU(*Ad, PETSC_TRUE));
+  PetscCall(MatProductNumeric(Cd));
+  PetscCall(MatBindToCPU(*Ad, PETSC_FALSE));
+  PetscCall(PetscStrlcat(desc, ", A bound to the CPU", sizeof(desc)));
+  PetscCall(CompareMats(t, Cd, Ca, desc));
   if (change_pattern && M > 1 && N > 1) {
     /* A + X, X on one diagonal A may lack (offset 1): A's diagonals change; the AIJ twin's product made again */
     GlobalCSR csrx;
