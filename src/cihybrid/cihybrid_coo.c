@@ -33,10 +33,7 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(PetscFree(jmap));
   PetscCall(PetscFree(perm));
   PetscCall(ierr);
-  /* the pattern it maps: MatSetPreallocationCOO() raises the nonzero state once more after this
-     (PETSc 3.18 to 3.22), and AIJ's arrays are these until a change of pattern reallocates them */
-  h->coo_nonzerostate = A->nonzerostate + 1;
-  h->coo_columns      = aj;
+  PetscCall(GpuMatsCOOPatternRecord(A, &h->coo_pattern));
   PetscCall(PetscInfo(A, "cihybrid COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -48,26 +45,20 @@ static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const 
   const PetscInt     *ai, *aj;
   PetscScalar        *aa;
   PetscMemType        mtype;
-  PetscBool           on_device;
+  PetscBool           same, on_device;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (!h->coo || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  if (h->coo_nonzerostate != A->nonzerostate || h->coo_columns != aj) { /* another pattern since */
-    PetscCall(PetscInfo(A, "cihybrid COO: the pattern changed since MatSetPreallocationCOO: the values go through the host\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(GpuMatsCOOPatternSame(A, &h->coo_pattern, "cihybrid", &same));
+  if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  /* the device copy holds these values already: current now, and after the assembly that
-     MatSetValuesCOO() does next (one state increase); the host format's arrays are not */
-  PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
-  h->shadow.state++;
+  PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow));
   h->dev_current  = PETSC_TRUE;
-  h->host_current = PETSC_FALSE;
+  h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
   *done           = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

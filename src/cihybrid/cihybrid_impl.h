@@ -1,6 +1,7 @@
 /* MATSEQAIJCIHYBRID: a MATSEQAIJ whose multiplies run on a CIHYBRID shadow. */
 #pragma once
 #include "common/gpumats_impl.h"
+#include "common/gpumats_coo.h"
 #include <gpumats_cihybrid_format.h>
 #if GPUMATS_HAVE_CUDA
   #include "cuda/cihybrid/cihybrid_cuda.h"
@@ -35,9 +36,8 @@ typedef struct {
   PetscBool        column_oriented; /* MAT_ROW_ORIENTED false, set while device-only */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice    dev;
-  CIHybridDeviceCOO coo;              /* COO entries -> stored entries on the device (cihybrid_coo.c), or NULL */
-  PetscObjectState  coo_nonzerostate; /* the pattern it was made for: its nonzero state and */
-  const PetscInt   *coo_columns;      /*   AIJ's column array then */
+  CIHybridDeviceCOO coo;         /* COO entries -> stored entries on the device (cihybrid_coo.c), or NULL */
+  GpuMatsCOOPattern coo_pattern; /* the pattern it was made for */
 #endif
 } Mat_SeqAIJCIHybrid;
 
@@ -56,6 +56,12 @@ PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
 /* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */
 PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const PetscInt *, const PetscInt *);
+
+/* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
+   (mpicihybrid_device_only.c), keeps from its full table: they read no host entries (the
+   multiplies run on the device copy; the rest manage the object) */
+#define CIHYBRID_KEPT_OPS(X) X(mult) X(multadd) X(multtranspose) X(multtransposeadd) X(destroy) X(setoption) X(setfromoptions) X(getvecs) X(bindtocpu)
+#define CIHYBRID_KEEP_OP(op) ops->op = full->op;
 
 /* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
    (mpicihybrid_device_only.c), runs only after making its host copy: X(op, params, args) each,

@@ -282,3 +282,42 @@ PetscErrorCode GpuMatsCOOComposeAIJ(Mat A, PetscBool set)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode GpuMatsCOOPatternRecord(Mat A, GpuMatsCOOPattern *pattern)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  /* MatSetPreallocationCOO() raises the nonzero state once more after this (PETSc 3.18 to 3.22),
+     and AIJ's arrays are these until a change of pattern reallocates them */
+  pattern->nonzerostate = A->nonzerostate + 1;
+  pattern->columns      = aj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOPatternSame(Mat A, const GpuMatsCOOPattern *pattern, const char *type, PetscBool *same)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  *same = (PetscBool)(pattern->nonzerostate == A->nonzerostate && pattern->columns == aj);
+  if (!*same) PetscCall(PetscInfo(A, "%s COO: the pattern changed since MatSetPreallocationCOO: the values go through the host\n", type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOODeviceValuesSet(Mat A, GpuMatsShadow *shadow)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  /* the device copy holds these values already: current now, and after the assembly that
+     MatSetValuesCOO() does next (one state increase) */
+  PetscCall(GpuMatsShadowMarkCurrent(A, shadow));
+  shadow->state++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

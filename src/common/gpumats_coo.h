@@ -26,5 +26,18 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
    entries; jmap (nnz + 1) and perm (jmap[nnz]) PetscMalloc'd, or both NULL when the counts do
    not fit 32-bit device indices. */
 PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm);
+/* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the
+   MatSetPreallocationCOO that made it and AIJ's column array then.  Record it inside the map's
+   making (after AIJ's MatSetPreallocationCOO); Same tells whether A still has it (-info says when
+   not, 'type' naming the format). */
+typedef struct {
+  PetscObjectState nonzerostate;
+  const PetscInt  *columns;
+} GpuMatsCOOPattern;
+PETSC_INTERN PetscErrorCode GpuMatsCOOPatternRecord(Mat, GpuMatsCOOPattern *);
+PETSC_INTERN PetscErrorCode GpuMatsCOOPatternSame(Mat, const GpuMatsCOOPattern *, const char *type, PetscBool *same);
+/* After MatSetValuesCOO's values were written into the device copy (and back into the host AIJ):
+   the shadow current now and after the assembly MatSetValuesCOO does next */
+PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *);
 /* diag (seqdiag and mpidiag): COO of its own (diag/diag_coo.c) */
 PETSC_INTERN PetscErrorCode MatDiagComposeCOO(Mat, PetscBool set);

@@ -12,9 +12,6 @@
 static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
-  const PetscInt *ai, *aj;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
   PetscInt64      nnz;
   int32_t        *jmap, *perm;
   PetscBool       uses;
@@ -30,11 +27,7 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   PetscCall(PetscFree(jmap));
   PetscCall(PetscFree(perm));
   PetscCall(ierr);
-  /* the pattern it maps: MatSetPreallocationCOO() raises the nonzero state once more after this
-     (PETSc 3.18 to 3.22), and AIJ's arrays are these until a change of pattern reallocates them */
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  p->coo_nonzerostate = A->nonzerostate + 1;
-  p->coo_columns      = aj;
+  PetscCall(GpuMatsCOOPatternRecord(A, &p->coo_pattern));
   PetscCall(PetscInfo(A, "pcsr COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -46,24 +39,18 @@ static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscSca
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscMemType    mtype;
-  PetscBool       on_device;
+  PetscBool       same, on_device;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (!p->coo) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  if (p->coo_nonzerostate != A->nonzerostate || p->coo_columns != aj) { /* another pattern since */
-    PetscCall(PetscInfo(A, "pcsr COO: the pattern changed since MatSetPreallocationCOO: the values go through the host\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(GpuMatsCOOPatternSame(A, &p->coo_pattern, "pcsr", &same));
+  if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatPCSRUpdate_SeqAIJPCSR(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  /* the device copy holds these values already: current now, and after the assembly that
-     MatSetValuesCOO() does next (one state increase) */
-  PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
-  p->shadow.state++;
+  PetscCall(GpuMatsCOODeviceValuesSet(A, &p->shadow));
   p->dev_current = PETSC_TRUE;
   *done          = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

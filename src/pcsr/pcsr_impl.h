@@ -2,6 +2,7 @@
    arrays with the PCSR kernels (the host path multiplies the AIJ arrays). */
 #pragma once
 #include "common/gpumats_impl.h"
+#include "common/gpumats_coo.h"
 #include "pcsr/pcsr_format.h"
 #if GPUMATS_HAVE_CUDA
   #include "cuda/pcsr/pcsr_cuda.h"
@@ -20,10 +21,9 @@ typedef struct {
   PCSRRowStats  stats;  /* of the matrix as last built */
   PetscBool     dev_current;
 #if GPUMATS_HAVE_CUDA
-  PCSRDevice       dev;
-  PCSRDeviceCOO    coo;              /* COO entries -> stored entries on the device (pcsr_coo.c), or NULL */
-  PetscObjectState coo_nonzerostate; /* the pattern it was made for: its nonzero state and */
-  const PetscInt  *coo_columns;      /*   AIJ's column array then */
+  PCSRDevice        dev;
+  PCSRDeviceCOO     coo;         /* COO entries -> stored entries on the device (pcsr_coo.c), or NULL */
+  GpuMatsCOOPattern coo_pattern; /* the pattern it was made for */
 #endif
 } Mat_SeqAIJPCSR;
 
