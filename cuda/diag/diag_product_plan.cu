@@ -154,7 +154,7 @@ static PetscErrorCode DiagPlanScratchCreate(const DiagProductPlan *p, DiagPlanDe
   char         what[160];
 
   PetscFunctionBegin;
-  for (PetscInt b = 0; b < p->neb; b++) lo_b = b ? PetscMin(lo_b, (int)p->eb_d[b]) : (int)p->eb_d[b], hi_b = b ? PetscMax(hi_b, (int)p->eb_d[b]) : (int)p->eb_d[b];
+  if (p->neb) lo_b = (int)p->eb_d[p->b_order[0]], hi_b = (int)p->eb_d[p->b_order[p->neb - 1]]; /* b_order ascends */
   P->m = (int)p->nrows, P->k = (int)p->inner, P->n = (int)p->ncols, P->hm = p->scheme_c == DIAG_SCHEME_HM;
   P->nea = (int)p->nea, P->lo_b = lo_b, P->nmap = hi_b - lo_b + 1, P->sum_lo = (int)p->sum_lo;
   nint = 4 + (size_t)p->nsum + nent + 2 * (size_t)p->nsum + (size_t)PetscMax(P->nmap, 1);

@@ -188,15 +188,7 @@ static void CIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps *op
 {
   PetscMemzero(ops, sizeof(*ops));
   /* no host copy needed */
-  ops->mult             = full->mult;
-  ops->multadd          = full->multadd;
-  ops->multtranspose    = full->multtranspose;
-  ops->multtransposeadd = full->multtransposeadd;
-  ops->destroy          = full->destroy;
-  ops->setoption        = full->setoption;
-  ops->setfromoptions   = full->setfromoptions;
-  ops->getvecs          = full->getvecs;
-  ops->bindtocpu        = full->bindtocpu;
+  CIHYBRID_KEPT_OPS(CIHYBRID_KEEP_OP)
   ops->getinfo          = CIHybridDeviceOnly_GetInfo;
   ops->view             = CIHybridDeviceOnly_View;
   ops->productsetfromoptions = CIHybridDeviceOnly_ProductSetFromOptions;

@@ -225,22 +225,14 @@ static void MPICIHybridDeviceOnlyOps(const struct _MatOps *full, struct _MatOps 
 {
   PetscMemzero(ops, sizeof(*ops));
   /* through the blocks' own ops, or no entries read */
-  ops->mult             = full->mult;
-  ops->multadd          = full->multadd;
-  ops->multtranspose    = full->multtranspose;
-  ops->multtransposeadd = full->multtransposeadd;
+  CIHYBRID_KEPT_OPS(CIHYBRID_KEEP_OP)
   ops->getdiagonal      = full->getdiagonal;
   ops->scale            = full->scale;
   ops->zeroentries      = full->zeroentries;
   ops->getinfo          = full->getinfo;
   ops->assemblybegin    = full->assemblybegin;
   ops->assemblyend      = full->assemblyend;
-  ops->setoption        = full->setoption;
-  ops->setfromoptions   = full->setfromoptions;
-  ops->getvecs          = full->getvecs;
   ops->getghosts        = full->getghosts;
-  ops->bindtocpu        = full->bindtocpu;
-  ops->destroy          = full->destroy;
   /* on the device where they can be, else after the host copies */
   ops->view                  = MPICIHybridDeviceOnly_View;
   ops->norm                  = MPICIHybridDeviceOnly_Norm;
