@@ -21,7 +21,7 @@ struct _n_CIHybridDeviceCOO {
   PetscScalar *values; /* nnz: the new values in AIJ's order, for the copy back */
 };
 
-extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, const int32_t *jmap, const int32_t *perm, CIHybridDeviceCOO *coo)
+extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo)
 {
   CIHybridDeviceCOO c;
   PetscErrorCode    ierr;
@@ -30,18 +30,20 @@ extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *
 
   PetscFunctionBegin;
   *coo = NULL;
-  PetscCall(PetscNew(&c));
+  ierr = PetscNew(&c);
+  if (ierr) {
+    PetscCall(GpuMatsCUDAFree(jmap));
+    PetscCall(GpuMatsCUDAFree(perm));
+    PetscCall(ierr);
+  }
   c->nrows = nrows;
   c->nnz   = nnz;
+  c->jmap  = jmap;
+  c->perm  = perm;
   snprintf(what, sizeof(what), "CIHYBRID COO map of %d stored entries", (int)nnz);
   ierr = GpuMatsCUDAMalloc((void **)&c->rowptr, ((size_t)nrows + 1) * sizeof(int32_t), what);
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->jmap, ((size_t)nnz + 1) * sizeof(int32_t), what);
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->values, ((size_t)nnz + 1) * sizeof(PetscScalar), what);
-  snprintf(what, sizeof(what), "CIHYBRID COO map of %d COO entries", (int)jmap[nnz]);
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->perm, ((size_t)jmap[nnz] + 1) * sizeof(int32_t), what);
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(c->rowptr, rowptr, ((size_t)nrows + 1) * sizeof(int32_t));
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(c->jmap, jmap, ((size_t)nnz + 1) * sizeof(int32_t));
-  if (!ierr && jmap[nnz]) ierr = GpuMatsCUDACopyToDevice(c->perm, perm, (size_t)jmap[nnz] * sizeof(int32_t));
   if (ierr) {
     (void)CIHybridDeviceCOODestroy(&c);
     PetscCall(ierr);

@@ -55,6 +55,14 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
 PetscBool GpuMatsCUDAHostRegister(const void *ptr, size_t bytes);
 void      GpuMatsCUDAHostUnregister(const void *ptr, PetscBool registered);
 
+/* The COO map of an AIJ subclass (common/coo.c) made on the device from AIJ's host CSR (ai, aj,
+   nrows rows) and the COO indices (ci, cj, n entries, host arrays): stored entry p sums the COO
+   values v[perm[q]], jmap[p] <= q < jmap[p + 1], entries in ascending order within a stored entry;
+   jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree.
+   Both NULL with *bad = -1: the device lacks the memory; with *bad >= 0: COO entry *bad is not
+   in AIJ's pattern. */
+PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscCount *bad);
+
 /* Turns a cudaError_t (passed as int) into a PETSc error. */
 PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line);
 #define GpuMatsCallCUDA(call) PetscCall(GpuMatsCUDACheck((int)(call), #call, PETSC_FUNCTION_NAME, __FILE__, __LINE__))

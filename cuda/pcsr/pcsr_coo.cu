@@ -19,28 +19,24 @@ struct _n_PCSRDeviceCOO {
   int32_t *perm; /* jmap[nnz]: the COO entries of each stored entry, stored entries in order */
 };
 
-PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, const int32_t *jmap, const int32_t *perm, PCSRDeviceCOO *coo)
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo)
 {
   PCSRDeviceCOO  c;
   PetscErrorCode ierr;
-  char           what[128];
 
   PetscFunctionBegin;
   *coo = NULL;
-  PetscCall(PetscNew(&c));
-  c->nnz = nnz;
-  c->n   = n;
-  snprintf(what, sizeof(what), "PCSR COO map of %d stored entries", (int)nnz);
-  ierr = GpuMatsCUDAMalloc((void **)&c->jmap, ((size_t)nnz + 1) * sizeof(int32_t), what);
-  snprintf(what, sizeof(what), "PCSR COO map of %d COO entries", (int)jmap[nnz]);
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->perm, ((size_t)jmap[nnz] + 1) * sizeof(int32_t), what);
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(c->jmap, jmap, ((size_t)nnz + 1) * sizeof(int32_t));
-  if (!ierr && jmap[nnz]) ierr = GpuMatsCUDACopyToDevice(c->perm, perm, (size_t)jmap[nnz] * sizeof(int32_t));
+  ierr = PetscNew(&c);
   if (ierr) {
-    (void)PCSRDeviceCOODestroy(&c);
+    PetscCall(GpuMatsCUDAFree(jmap));
+    PetscCall(GpuMatsCUDAFree(perm));
     PetscCall(ierr);
   }
-  *coo = c;
+  c->nnz  = nnz;
+  c->n    = n;
+  c->jmap = jmap;
+  c->perm = perm;
+  *coo    = c;
   PetscFunctionReturn(0);
 }
 

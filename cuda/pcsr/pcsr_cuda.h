@@ -14,11 +14,12 @@ extern "C" {
 PetscErrorCode PCSRDeviceCopyValues(PCSRDevice dev, const PetscInt *ai, const PetscScalar *aa);
 
 /* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
-   stored entries (AIJ's order), jmap (nnz + 1) and perm (jmap[nnz]) made on the host at
-   MatSetPreallocationCOO; SetValues sums v into the device values (added to them when 'add') and
+   stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap,
+   made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when
+   Create fails); SetValues sums v into the device values (added to them when 'add') and
    copies the result into host_values (the AIJ master's nnz values). */
 typedef struct _n_PCSRDeviceCOO *PCSRDeviceCOO;
-PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, const int32_t *jmap, const int32_t *perm, PCSRDeviceCOO *coo);
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values);
 

@@ -23,16 +23,14 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(CIHybridDeviceCOODestroy(&h->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &uses));
   if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm));
-  if (!jmap) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(PetscMalloc1(A->rmap->n + 1, &rowptr));
   for (PetscInt i = 0; i <= A->rmap->n; i++) rowptr[i] = (int32_t)ai[i];
-  ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo);
+  ierr = GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm);
+  if (!ierr && jmap) ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo); /* takes jmap and perm */
   PetscCall(PetscFree(rowptr));
-  PetscCall(PetscFree(jmap));
-  PetscCall(PetscFree(perm));
   PetscCall(ierr);
+  if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOPatternRecord(A, &h->coo_pattern));
   PetscCall(PetscInfo(A, "cihybrid COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);

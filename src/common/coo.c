@@ -180,46 +180,32 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap_out, int32_t **perm_out)
+#if GPUMATS_HAVE_CUDA
+PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscMemType    mtype;
-  int32_t        *jmap, *perm, *pos, *next;
+  PetscCount      bad;
+  PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
-  *jmap_out = *perm_out = NULL;
+  *jmap = *perm = NULL;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   *nnz = A->rmap->n ? ai[A->rmap->n] : 0;
-  if (n > INT32_MAX || *nnz > INT32_MAX) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(PetscMax(n, 1), &pos, *nnz + 1, &next));
-  PetscCall(PetscCalloc1(*nnz + 1, &jmap));
-  PetscCall(PetscMalloc1(PetscMax(n, 1), &perm));
-  for (PetscCount k = 0; k < n; k++) {
-    const PetscInt i = ci[k], j = cj[k];
-    PetscInt       lo, hi;
-
-    pos[k] = -1;
-    if (i < 0 || j < 0) continue;
-    for (lo = ai[i], hi = ai[i + 1]; hi - lo > 1;) { /* aj[lo] <= j < aj[hi] within the row */
-      const PetscInt mid = lo + (hi - lo) / 2;
-
-      if (aj[mid] <= j) lo = mid;
-      else hi = mid;
-    }
-    PetscCheck(lo < ai[i + 1] && aj[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, k, i, j);
-    pos[k] = (int32_t)lo;
-    jmap[lo + 1]++;
+  if (n > INT32_MAX || *nnz >= INT32_MAX) {
+    PetscCall(PetscInfo(A, "%s COO: %" PetscCount_FMT " entries, %" PetscInt64_FMT " stored: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)A)->type_name, n, *nnz));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (PetscInt64 q = 0; q < *nnz; q++) jmap[q + 1] += jmap[q];
-  PetscCall(PetscArraycpy(next, jmap, *nnz + 1));
-  for (PetscCount k = 0; k < n; k++)
-    if (pos[k] >= 0) perm[next[pos[k]]++] = (int32_t)k;
-  PetscCall(PetscFree2(pos, next));
-  *jmap_out = jmap;
-  *perm_out = perm;
+  PetscCall(PetscTime(&t0));
+  PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, jmap, perm, &bad));
+  PetscCall(PetscTime(&t1));
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, bad, ci[bad], cj[bad]);
+  if (!*jmap) PetscCall(PetscInfo(A, "%s COO: no device memory for the map of %" PetscCount_FMT " entries: the values go through the host\n", ((PetscObject)A)->type_name, n));
+  else PetscCall(PetscInfo(A, "%s COO: the map of %" PetscCount_FMT " entries to %" PetscInt64_FMT " stored ones made on the device in %g s\n", ((PetscObject)A)->type_name, n, *nnz, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif
 
 static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], InsertMode mode)
 {

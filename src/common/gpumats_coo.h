@@ -20,12 +20,14 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *, PetscBool *fou
    shadow's state, the MPI blocks in the format).  Composed by GpuMatsShadowInstall and the MPI
    wrapper; 'set' false puts AIJ's back. */
 PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
+#if GPUMATS_HAVE_CUDA
 /* After AIJ's MatSetPreallocationCOO on a sequential AIJ subclass: the stored entry (AIJ's order) of
-   each COO entry (ci, cj host arrays in the caller's order, in range), grouped by stored entry:
-   stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].  *nnz the stored
-   entries; jmap (nnz + 1) and perm (jmap[nnz]) PetscMalloc'd, or both NULL when the counts do
-   not fit 32-bit device indices. */
+   each COO entry (ci, cj host arrays in the caller's order, in range), grouped by stored entry and
+   made on the device: stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].
+   *nnz the stored entries; jmap (nnz + 1) and perm device arrays (GpuMatsCUDAFree), or both NULL
+   when the counts do not fit 32-bit device indices or the device lacks the memory (-info says). */
 PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm);
+#endif
 /* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the
    MatSetPreallocationCOO that made it and AIJ's column array then.  Record it inside the map's
    making (after AIJ's MatSetPreallocationCOO); Same tells whether A still has it (-info says when
