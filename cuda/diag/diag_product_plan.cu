@@ -213,8 +213,9 @@ static PetscErrorCode DiagPlanCount(DiagProductPlan *p, const DiagPlanDevice *P,
 /* The lists into the device product's pair_a and pair_b (pair_start already there) */
 static PetscErrorCode DiagPlanLists(const DiagProductPlan *p, const DiagPlanDevice *P, DiagPlanScratch *w, DiagDeviceProduct prod)
 {
-  int  *h = NULL, bad = INT32_MAX;
-  void *stream;
+  int           *h = NULL, bad = INT32_MAX;
+  void          *stream;
+  PetscLogDouble t[3];
 
   PetscFunctionBegin;
   if (!p->ndiag_c) PetscFunctionReturn(0);
@@ -227,9 +228,14 @@ static PetscErrorCode DiagPlanLists(const DiagProductPlan *p, const DiagPlanDevi
     PetscCall(ierr);
   }
   PetscCall(GpuMatsCUDAGetStream(&stream));
+  (void)PetscTime(&t[0]);
   DiagPlanListKernel<<<DiagPlanBlocks(p->ndiag_c, 32), DIAG_PLAN_THREADS, 0, (cudaStream_t)stream>>>(*P, (int)p->ndiag_c, w->c_sum, prod->pair_start, prod->pair_a, prod->pair_b, w->bad);
   GpuMatsCallCUDA(cudaGetLastError());
+  GpuMatsCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  (void)PetscTime(&t[1]);
   PetscCall(GpuMatsCUDACopyToHost(&bad, w->bad, sizeof(int)));
+  (void)PetscTime(&t[2]);
+  PetscCall(PetscInfo(NULL, "DIAG product plan on the device: the lists kernel of %" PetscInt_FMT " diagonals took %.3g ms, the check after it %.3g ms\n", p->ndiag_c, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3));
   PetscCheck(bad == INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG product plan on the device: diagonal %d of C has other pairs than were counted", bad);
   PetscFunctionReturn(0);
 }
