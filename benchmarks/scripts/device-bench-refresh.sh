@@ -9,40 +9,67 @@
 # its product against MATAIJ and fails on a relative error above 1e-12.
 # Results: $OUT/refresh.csv (one line a run) and $OUT/refresh.txt.
 # GPUMATS_REFRESH_CASES ("star:160 box:100" by default; stencil:n[:dof], e.g. box:60:3 for the
-# elasticity-like operator of 3 unknowns a point), GPUMATS_REFRESH_TYPES ("aijcusparse pcsr
+# elasticity-like operator of 3 unknowns a point; none: no DMDA case), GPUMATS_REFRESH_TYPES ("aijcusparse pcsr
 # cihybrid diag"), GPUMATS_REFRESH_PATHS ("setvalues coo"; coo-host too if wanted) to choose;
 # GPUMATS_REFRESH_STEPS (20) and GPUMATS_REFRESH_MULTS (50); GPUMATS_REFRESH_LABEL the CSV label (gpu); GPUMATS_REFRESH_TIMEOUT seconds a run (300);
 # GPUMATS_REFRESH_VEC the vector type (cuda; standard: host vectors, and with
 # GPUMATS_REFRESH_TYPES="aij diag ..." GPUMATS_REFRESH_PATHS="setvalues coo-host" on a CPU machine).
+# Loaded matrices (benchmarks/src/bench_refresh_matrix: the same loop on a PETSc binary matrix H0,
+# e.g. the H2O/6-31G Hamiltonian written by examples/ci_eigen -save; every stored entry scaled by
+# 1 + 0.01 s and the diagonal shifted by 0.5 s at step s): GPUMATS_REFRESH_MATRICES, the files
+# (space separated; none by default), each run for the types of GPUMATS_REFRESH_MATRIX_TYPES
+# ("aijcusparse pcsr cihybrid") and the paths of GPUMATS_REFRESH_PATHS, GPUMATS_REFRESH_MATRIX_STEPS
+# steps (5: the 6-31G Hamiltonian has 273M nonzeros) of GPUMATS_REFRESH_MULTS MatMults, with
+# -vec_type GPUMATS_REFRESH_VEC (x and y are made by MatCreateVecs of the matrix, of the vector type
+# its matrix type asks for), the same label and timeout; results in $OUT/refresh_matrix.csv and
+# $OUT/refresh_matrix.txt.
 # Usage: benchmarks/scripts/device-bench-refresh.sh <build dir> <output dir>
 set -u
 B=$1 OUT=$2
 mkdir -p "$OUT"
 LIMIT=${GPUMATS_REFRESH_TIMEOUT:-300}
+MULTS=${GPUMATS_REFRESH_MULTS:-50}
+LABEL=${GPUMATS_REFRESH_LABEL:-gpu}
+VEC=${GPUMATS_REFRESH_VEC:-cuda}
 status=0
+# run <program> <results: OUT/<name>.csv and .txt> <steps> <what> <options...>
 run() {
-  what=$1
-  shift
-  echo "== $what: $*" >> "$OUT/refresh.txt"
-  timeout "$LIMIT" "$B/benchmarks/bench_refresh" "$@" -steps "${GPUMATS_REFRESH_STEPS:-20}" -mults "${GPUMATS_REFRESH_MULTS:-50}" -csv "$OUT/refresh.csv" >> "$OUT/refresh.txt" 2>&1 || { status=1; echo "   FAILED or timed out" >> "$OUT/refresh.txt"; }
-  tail -1 "$OUT/refresh.txt"
+  prog=$1 name=$2 steps=$3 what=$4
+  shift 4
+  echo "== $what: $*" >> "$OUT/$name.txt"
+  timeout "$LIMIT" "$B/benchmarks/$prog" "$@" -steps "$steps" -mults "$MULTS" -csv "$OUT/$name.csv" >> "$OUT/$name.txt" 2>&1 || { status=1; echo "   FAILED or timed out" >> "$OUT/$name.txt"; }
+  tail -1 "$OUT/$name.txt"
 }
+# the options of a type (the plugin for gpumats' types) and of a path
+plugin() {
+  [ "$1" = aijcusparse ] || echo "-dll_append $B/libgpumats.so"
+}
+how() {
+  case $1 in
+    setvalues) echo "-path setvalues" ;;
+    coo) echo "-path coo -coo_memory device" ;;
+    coo-host) echo "-path coo -coo_memory host" ;;
+    *) echo "unknown path $1 (setvalues, coo, coo-host)" >&2; exit 2 ;;
+  esac
+}
+for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do how "$path" > /dev/null || exit 2; done
 for case in ${GPUMATS_REFRESH_CASES:-star:160 box:100}; do
+  [ "$case" = none ] && continue
   stencil=${case%%:*} rest=${case#*:}
   n=${rest%%:*} dof=1
   [ "$rest" != "$n" ] && dof=${rest#*:}
   for type in ${GPUMATS_REFRESH_TYPES:-aijcusparse pcsr cihybrid diag}; do
-    plugin="-dll_append $B/libgpumats.so"
-    [ "$type" = aijcusparse ] && plugin=
     for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do
-      case $path in
-        setvalues) how="-path setvalues" ;;
-        coo) how="-path coo -coo_memory device" ;;
-        coo-host) how="-path coo -coo_memory host" ;;
-        *) echo "unknown path $path (setvalues, coo, coo-host)"; exit 2 ;;
-      esac
-      # shellcheck disable=SC2086 # $plugin and $how are lists of options
-      run "$stencil $n dof $dof $type $path" -n "$n" -stencil "$stencil" -dof "$dof" $plugin -dm_mat_type "$type" -dm_vec_type "${GPUMATS_REFRESH_VEC:-cuda}" $how -label "${GPUMATS_REFRESH_LABEL:-gpu}"
+      # shellcheck disable=SC2046 # plugin and how give lists of options
+      run bench_refresh refresh "${GPUMATS_REFRESH_STEPS:-20}" "$stencil $n dof $dof $type $path" -n "$n" -stencil "$stencil" -dof "$dof" $(plugin "$type") -dm_mat_type "$type" -dm_vec_type "$VEC" $(how "$path") -label "$LABEL"
+    done
+  done
+done
+for file in ${GPUMATS_REFRESH_MATRICES:-}; do
+  for type in ${GPUMATS_REFRESH_MATRIX_TYPES:-aijcusparse pcsr cihybrid}; do
+    for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do
+      # shellcheck disable=SC2046 # plugin and how give lists of options
+      run bench_refresh_matrix refresh_matrix "${GPUMATS_REFRESH_MATRIX_STEPS:-5}" "$(basename "$file") $type $path" -f "$file" $(plugin "$type") -mat_type "$type" -vec_type "$VEC" $(how "$path") -label "$LABEL"
     done
   done
 done

@@ -37,19 +37,14 @@
    (the format against its own values) and the same copy refilled with the values of the last
    step by MatSetValues (the values against what they should be); a relative error above 1e-12
    stops the program with an error (no CSV line).  One line of results a run; -csv FILE appends
-   it, -label names the configuration. */
+   it, -label names the configuration.  The options of the loop, the clock, the loop, the check and
+   the report are bench_refresh_common.h's, shared with bench_refresh_matrix.c (the same loop on a
+   matrix read from a file). */
 #include <petscdmda.h>
 #include "bench_stencil.h"
-#include <petscmat.h>
-#if defined(PETSC_HAVE_CUDA)
-  #include <cuda_runtime.h>
-#endif
+#include "bench_refresh_common.h"
 
 #define BENCH_MAX_DOF 4 /* -dof at most */
-
-#if !PETSC_VERSION_GE(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
 
 static const char help[] = "DMDA operator whose values change step after step: value update (MatSetValuesStencil or MatSetValuesCOO) and MatMults, each timed\n";
 
@@ -59,11 +54,6 @@ typedef struct {
   PetscReal shift;     /* the diagonal moves by shift * step */
   BenchStencil st;      /* its neighbours */
 } Problem;
-
-typedef struct {
-  PetscBool   device; /* there is a GPU to synchronise */
-  PetscMPIInt size;
-} Clock;
 
 static inline PetscScalar OffDiagonal(PetscInt q, PetscInt step)
 {
@@ -230,57 +220,6 @@ static PetscErrorCode COODestroy(COO *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The values array MatSetValuesCOO reads: the host array, or its copy on the device */
-typedef struct {
-  PetscBool    on_device;
-  PetscScalar *d_v;
-  size_t       bytes;
-} COOValues;
-
-static PetscErrorCode COOValuesCreate(PetscBool on_device, PetscCount n, COOValues *dv)
-{
-  PetscFunctionBeginUser;
-  dv->on_device = on_device;
-  dv->d_v       = NULL;
-  dv->bytes     = (size_t)n * sizeof(PetscScalar);
-#if defined(PETSC_HAVE_CUDA)
-  if (on_device) {
-    cudaError_t e = cudaMalloc((void **)&dv->d_v, dv->bytes ? dv->bytes : 1);
-
-    PetscCheck(e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_MEM, "cudaMalloc of %zu bytes for the COO values: %s", dv->bytes, cudaGetErrorString(e));
-  }
-#else
-  PetscCheck(!on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA");
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The array to give MatSetValuesCOO: on the device, the host values copied there */
-static PetscErrorCode COOValuesGet(COOValues *dv, const COO *c, const PetscScalar **v)
-{
-  PetscFunctionBeginUser;
-  *v = c->v;
-#if defined(PETSC_HAVE_CUDA)
-  if (dv->on_device) {
-    cudaError_t e = cudaMemcpy(dv->d_v, c->v, dv->bytes, cudaMemcpyHostToDevice);
-
-    PetscCheck(e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemcpy of the COO values to the device: %s", cudaGetErrorString(e));
-    *v = dv->d_v;
-  }
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode COOValuesDestroy(COOValues *dv)
-{
-  PetscFunctionBeginUser;
-#if defined(PETSC_HAVE_CUDA)
-  if (dv->d_v) PetscCheck(cudaFree(dv->d_v) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree of the COO values");
-#endif
-  dv->d_v = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* -path coo, one step: the values into the host array, to the device if asked, MatSetValuesCOO */
 static PetscErrorCode FillCOO(DM da, const Problem *p, PetscInt step, COO *c, COOValues *dv, Mat A)
 {
@@ -288,77 +227,21 @@ static PetscErrorCode FillCOO(DM da, const Problem *p, PetscInt step, COO *c, CO
 
   PetscFunctionBeginUser;
   PetscCall(COOFill(da, p, step, c));
-  PetscCall(COOValuesGet(dv, c, &v));
+  PetscCall(COOValuesGet(dv, c->v, &v));
   PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The clock: device work finished and the ranks together before each reading */
-static PetscErrorCode Now(const Clock *clk, PetscLogDouble *t)
-{
-  PetscFunctionBeginUser;
-#if defined(PETSC_HAVE_CUDA)
-  if (clk->device) {
-    cudaError_t e = cudaDeviceSynchronize();
-
-    PetscCheck(e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize: %s", cudaGetErrorString(e));
-  }
-#endif
-  if (clk->size > 1) PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-  PetscCall(PetscTime(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int CompareDouble(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-
-/* ||A x - B x|| / ||B x|| */
-static PetscErrorCode RelativeError(Mat A, Mat B, Vec x, PetscReal *err)
-{
-  Vec       y, z;
-  PetscReal num, den;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecDuplicate(x, &z));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(MatMult(B, x, z));
-  PetscCall(VecNorm(z, NORM_2, &den));
-  PetscCall(VecAXPY(y, -1.0, z));
-  PetscCall(VecNorm(y, NORM_2, &num));
-  *err = den > 0 ? num / den : num;
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The reference: a MATAIJ copy of A (MatConvert), and the same copy refilled with the values of
-   step `step` computed here (MatSetValues with the global COO indices) */
+/* The check (RefreshCheck) with the values of step `step` computed here, with their global COO indices */
 static PetscErrorCode Check(DM da, const Problem *p, PetscInt step, Mat A, Vec x, PetscReal *err_copy, PetscReal *err_values)
 {
-  Mat B;
   COO c;
 
   PetscFunctionBeginUser;
-  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &B));
-  PetscCall(RelativeError(A, B, x, err_copy));
   PetscCall(COOCreate(da, p, PETSC_TRUE, &c));
   PetscCall(COOFill(da, p, step, &c));
-  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatZeroEntries(B));
-  for (PetscCount e = 0, f; e < c.n; e = f) { /* a row's entries are together: one MatSetValues a row */
-    for (f = e + 1; f < c.n && c.i[f] == c.i[e];) f++;
-    PetscCall(MatSetValues(B, 1, &c.i[e], (PetscInt)(f - e), &c.j[e], &c.v[e], INSERT_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(RelativeError(A, B, x, err_values));
+  PetscCall(RefreshCheck(A, x, c.n, c.i, c.j, c.v, err_copy, err_values));
   PetscCall(COODestroy(&c));
-  PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -378,186 +261,130 @@ static PetscErrorCode MakeDA(PetscInt n, const Problem *p, PetscBool device, DM 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A 4^3 matrix of the same type made, filled and multiplied once: the program's one-time costs */
-static PetscErrorCode WarmUp(const Problem *p, PetscBool device, PetscBool coo, PetscBool on_device)
+/* What the loop calls (RefreshOps): the matrix of the DMDA and its values */
+typedef struct {
+  DM                     da;
+  const Problem         *p;
+  const RefreshSettings *set;
+  COO                    c;  /* -path coo: the values (the indices only while the pattern is given) */
+  COOValues              dv; /* and where MatSetValuesCOO reads them */
+} Run;
+
+/* creation: DMCreateMatrix and the values of step 0 (the COO pattern first on that path) */
+static PetscErrorCode RunCreate(void *ctx, Mat *A)
 {
-  DM        da;
-  Mat       A;
-  Vec       x, y;
-  COO       c;
-  COOValues dv;
-  PetscReal norm;
+  Run *r = (Run *)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MakeDA(4, p, device, &da));
-  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(DMCreateMatrix(r->da, A));
+  if (r->set->coo) {
+    PetscCall(COOCreate(r->da, r->p, PETSC_TRUE, &r->c));
+    PetscCall(COOFill(r->da, r->p, 0, &r->c));
+    PetscCall(MatSetPreallocationCOO(*A, r->c.n, r->c.i, r->c.j));
+    PetscCall(PetscFree(r->c.i));
+    PetscCall(PetscFree(r->c.j));
+    PetscCall(COOValuesCreate(r->set->on_device, r->c.n, &r->dv));
+    PetscCall(FillCOO(r->da, r->p, 0, &r->c, &r->dv, *A));
+  } else PetscCall(FillStencil(r->da, r->p, 0, *A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* step s: the new values */
+static PetscErrorCode RunUpdate(void *ctx, PetscInt s, Mat A)
+{
+  Run *r = (Run *)ctx;
+
+  PetscFunctionBeginUser;
+  if (r->set->coo) PetscCall(FillCOO(r->da, r->p, s, &r->c, &r->dv, A));
+  else PetscCall(FillStencil(r->da, r->p, s, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RunDestroy(Run *r)
+{
+  PetscFunctionBeginUser;
+  if (r->set->coo) {
+    PetscCall(COOValuesDestroy(&r->dv));
+    PetscCall(COODestroy(&r->c));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A 4^3 matrix of the same type made, filled and multiplied once: the program's one-time costs */
+static PetscErrorCode WarmUp(const Problem *p, const RefreshSettings *set, PetscBool device)
+{
+  Run        r   = {.p = p, .set = set};
+  RefreshOps ops = {RunCreate, RunUpdate, &r};
+  Vec        x, y;
+
+  PetscFunctionBeginUser;
+  PetscCall(MakeDA(4, p, device, &r.da));
+  PetscCall(DMCreateGlobalVector(r.da, &x));
   PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(DMCreateMatrix(da, &A));
-  if (coo) {
-    PetscCall(COOCreate(da, p, PETSC_TRUE, &c));
-    PetscCall(COOFill(da, p, 0, &c));
-    PetscCall(MatSetPreallocationCOO(A, c.n, c.i, c.j));
-    PetscCall(COOValuesCreate(on_device, c.n, &dv));
-    PetscCall(FillCOO(da, p, 1, &c, &dv, A));
-    PetscCall(COOValuesDestroy(&dv));
-    PetscCall(COODestroy(&c));
-  } else PetscCall(FillStencil(da, p, 1, A));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(VecNorm(y, NORM_2, &norm));
-  PetscCall(MatDestroy(&A));
+  PetscCall(RefreshWarmUp(&ops, x, y));
+  PetscCall(RunDestroy(&r));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
-  PetscCall(DMDestroy(&da));
+  PetscCall(DMDestroy(&r.da));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  PetscInt       n = 40, steps = 20, mults = 50;
-  char           stencil[8] = "star", path[16] = "setvalues", memory[8] = "host", csv[PETSC_MAX_PATH_LEN] = "", label[64] = "", type[64];
-  Problem        p = {PETSC_FALSE, 1, 0.5, {0, {{0}}}};
-  PetscBool      coo, on_device, warmup = PETSC_TRUE;
-  Clock          clk = {PETSC_FALSE, 1};
-  DM             da;
-  Mat            A;
-  Vec            x, y;
-  COO            c;
-  COOValues      dv = {PETSC_FALSE, NULL, 0};
-  PetscRandom    rnd;
-  PetscInt       rows;
-  PetscCount     nnz_local;
-  long long      nnz, nnz_l;
-  double        *steady;
-  PetscLogDouble t0, t1, t2, start, create, first, update = 0, refresh = 0, total, median;
-  PetscReal      err_copy, err_values;
+  PetscInt        n = 40;
+  char            stencil[8] = "star", name[64], cols[64], tail[32];
+  Problem         p = {PETSC_FALSE, 1, 0.5, {0, {{0}}}};
+  RefreshSettings set;
+  Clock           clk;
+  Run             r = {.p = &p, .set = &set};
+  RefreshOps      ops = {RunCreate, RunUpdate, &r};
+  RefreshTimes    tm = {0, 0, 0, 0, 0, 0};
+  RefreshCase     rc = {name, "n,stencil", cols, ",dof", tail};
+  Mat             A;
+  Vec             x, y;
+  long long       nnz, nnz_l;
+  PetscReal       err_copy, err_values;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &clk.size));
-#if defined(PETSC_HAVE_CUDA)
-  {
-    int ndev = 0;
-
-    clk.device = (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0) ? PETSC_TRUE : PETSC_FALSE;
-    if (clk.device) PetscCall(PetscStrncpy(memory, "device", sizeof(memory)));
-  }
-#endif
+  PetscCall(RefreshInitialize(&argc, &argv, help, &clk, &set));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_refresh options", NULL);
   PetscCall(PetscOptionsInt("-n", "Grid points per direction", NULL, n, &n, NULL));
   PetscCall(PetscOptionsString("-stencil", "star (7-point) or box (27-point)", NULL, stencil, stencil, sizeof(stencil), NULL));
-  PetscCall(PetscOptionsString("-path", "How the values change: setvalues (MatSetValuesStencil + assembly) or coo (MatSetValuesCOO)", NULL, path, path, sizeof(path), NULL));
-  PetscCall(PetscOptionsString("-coo_memory", "Where the values given to MatSetValuesCOO live: device (PETSc with CUDA) or host", NULL, memory, memory, sizeof(memory), NULL));
   PetscCall(PetscOptionsInt("-dof", "Unknowns a grid point (3: an elasticity-like operator, every unknown of a point coupled to every one of its neighbours')", NULL, p.dof, &p.dof, NULL));
-  PetscCall(PetscOptionsInt("-steps", "Value changes", NULL, steps, &steps, NULL));
-  PetscCall(PetscOptionsInt("-mults", "MatMults after each change", NULL, mults, &mults, NULL));
-  PetscCall(PetscOptionsReal("-shift", "The diagonal moves by shift * step", NULL, p.shift, &p.shift, NULL));
-  PetscCall(PetscOptionsBool("-warmup", "Make and multiply a 4^3 matrix of the type first", NULL, warmup, &warmup, NULL));
-  PetscCall(PetscOptionsString("-label", "Name of this configuration in the CSV", NULL, label, label, sizeof(label), NULL));
-  PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscOptionsEnd();
+  PetscCall(RefreshSetFromOptions(&clk, "a 4^3 matrix", &set));
   PetscCheck(!strcmp(stencil, "star") || !strcmp(stencil, "box"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-stencil %s: star or box", stencil);
   PetscCheck(p.dof >= 1 && p.dof <= BENCH_MAX_DOF, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dof %" PetscInt_FMT ": 1 to %d unknowns a grid point", p.dof, BENCH_MAX_DOF);
-  PetscCheck(!strcmp(path, "setvalues") || !strcmp(path, "coo"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-path %s: setvalues or coo", path);
-  PetscCheck(!strcmp(memory, "device") || !strcmp(memory, "host"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coo_memory %s: device or host", memory);
-  PetscCheck(n >= 2 && steps >= 1 && mults >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n at least 2, -steps at least 1, -mults at least 2");
-  p.box     = strcmp(stencil, "box") ? PETSC_FALSE : PETSC_TRUE;
-  coo       = strcmp(path, "coo") ? PETSC_FALSE : PETSC_TRUE;
-  on_device = (coo && !strcmp(memory, "device")) ? PETSC_TRUE : PETSC_FALSE;
-  PetscCheck(!on_device || clk.device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA and a GPU: use -coo_memory host");
+  PetscCheck(n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n at least 2");
+  p.box   = strcmp(stencil, "box") ? PETSC_FALSE : PETSC_TRUE;
+  p.shift = set.shift;
   BenchStencilSet(&p.st, p.box);
-  if (warmup) PetscCall(WarmUp(&p, clk.device, coo, on_device));
+  if (set.warmup) PetscCall(WarmUp(&p, &set, clk.device));
 
-  PetscCall(MakeDA(n, &p, clk.device, &da));
-  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(MakeDA(n, &p, clk.device, &r.da));
+  PetscCall(DMCreateGlobalVector(r.da, &x));
   PetscCall(VecDuplicate(x, &y));
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(PetscRandomSetFromOptions(rnd));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(VecSet(y, 0.0));
-  PetscCall(VecNorm(x, NORM_2, &err_copy)); /* x where the products read it before the clock starts */
-  PetscCall(PetscMalloc1((size_t)steps * (size_t)(mults - 1), &steady));
-
-  /* creation: DMCreateMatrix and the values of step 0 (the COO pattern first on that path) */
-  PetscCall(Now(&clk, &t0));
-  start = t0;
-  PetscCall(DMCreateMatrix(da, &A));
-  if (coo) {
-    PetscCall(COOCreate(da, &p, PETSC_TRUE, &c));
-    PetscCall(COOFill(da, &p, 0, &c));
-    PetscCall(MatSetPreallocationCOO(A, c.n, c.i, c.j));
-    PetscCall(PetscFree(c.i));
-    PetscCall(PetscFree(c.j));
-    PetscCall(COOValuesCreate(on_device, c.n, &dv));
-    PetscCall(FillCOO(da, &p, 0, &c, &dv, A));
-  } else PetscCall(FillStencil(da, &p, 0, A));
-  PetscCall(Now(&clk, &t1));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(Now(&clk, &t2));
-  create = t1 - t0;
-  first  = t2 - t1;
-
-  for (PetscInt s = 1; s <= steps; s++) {
-    PetscCall(Now(&clk, &t0));
-    if (coo) PetscCall(FillCOO(da, &p, s, &c, &dv, A));
-    else PetscCall(FillStencil(da, &p, s, A));
-    PetscCall(Now(&clk, &t1));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(Now(&clk, &t2));
-    update += t1 - t0;
-    refresh += t2 - t1;
-    for (PetscInt m = 1; m < mults; m++) {
-      t0 = t2;
-      PetscCall(MatMult(A, x, y));
-      PetscCall(Now(&clk, &t2));
-      steady[(s - 1) * (mults - 1) + (m - 1)] = t2 - t0;
-    }
-  }
-  total = t2 - start;
-  qsort(steady, (size_t)steps * (size_t)(mults - 1), sizeof(double), CompareDouble);
-  {
-    const size_t k = (size_t)steps * (size_t)(mults - 1);
-
-    median = (k % 2) ? steady[k / 2] : 0.5 * (steady[k / 2 - 1] + steady[k / 2]);
-  }
+  PetscCall(RefreshVectors(x, y));
+  PetscCall(RefreshLoop(&clk, &set, &ops, &A, &x, &y, &tm));
 
   /* the check, after the loop, against the values of the last step */
-  PetscCall(Check(da, &p, steps, A, x, &err_copy, &err_values));
+  PetscCall(Check(r.da, &p, set.steps, A, x, &err_copy, &err_values));
   {
     DMDALocalInfo info;
-    MatType       t;
 
-    PetscCall(DMDAGetLocalInfo(da, &info));
-    nnz_local = COOCount(&info, &p);
-    nnz_l     = (long long)nnz_local;
+    PetscCall(DMDAGetLocalInfo(r.da, &info));
+    nnz_l = (long long)COOCount(&info, &p);
     PetscCallMPI(MPI_Allreduce(&nnz_l, &nnz, 1, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD));
-    PetscCall(MatGetSize(A, &rows, NULL));
-    PetscCall(MatGetType(A, &t));
-    PetscCall(PetscStrncpy(type, t, sizeof(type)));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %" PetscInt_FMT "^3 x %" PetscInt_FMT ", %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "); whole %.4f s; relative error %.2e (copy) %.2e (values)\n", stencil, n, p.dof, type, label[0] ? " " : "", label, path, coo ? (on_device ? ", device values" : ", host values") : "", rows, nnz, create, first, steps, update, refresh, 1e3 * median, steps * (mults - 1), total, (double)err_copy, (double)err_values));
-  PetscCheck(err_copy <= 1e-12 && err_values <= 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, -path %s: MatMult differs from MATAIJ's by %.3e (copy of the matrix) and %.3e (the values of step %" PetscInt_FMT "), more than 1e-12", type, path, (double)err_copy, (double)err_values, steps);
-  if (csv[0]) {
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    if (!rank) {
-      FILE *f = fopen(csv, "a");
-      PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
-      if (ftell(f) == 0) fprintf(f, "label,mat_type,path,n,stencil,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,dof\n");
-      fprintf(f, "%s,%s,%s,%ld,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%ld\n", label, type, path, (long)n, stencil, (long)rows, nnz, create, first, update, refresh, 1e3 * median, total, (long)steps, (long)mults, coo ? memory : "-", clk.size, (double)PetscMax(err_copy, err_values), (long)p.dof);
-      fclose(f);
-    }
-  }
-  if (coo) {
-    PetscCall(COOValuesDestroy(&dv));
-    PetscCall(COODestroy(&c));
-  }
-  PetscCall(PetscFree(steady));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s %" PetscInt_FMT "^3 x %" PetscInt_FMT, stencil, n, p.dof));
+  PetscCall(PetscSNPrintf(cols, sizeof(cols), "%ld,%s", (long)n, stencil));
+  PetscCall(PetscSNPrintf(tail, sizeof(tail), ",%ld", (long)p.dof));
+  PetscCall(RefreshReport(&clk, &set, &rc, A, nnz, &tm, err_copy, err_values));
+  PetscCall(RunDestroy(&r));
   PetscCall(MatDestroy(&A));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
-  PetscCall(DMDestroy(&da));
+  PetscCall(DMDestroy(&r.da));
   PetscCall(PetscFinalize());
   return 0;
 }
