@@ -19,9 +19,9 @@
 # 1 + 0.01 s and the diagonal shifted by 0.5 s at step s): GPUMATS_REFRESH_MATRICES, the files
 # (space separated; none by default), each run for the types of GPUMATS_REFRESH_MATRIX_TYPES
 # ("aijcusparse pcsr cihybrid") and the paths of GPUMATS_REFRESH_PATHS, GPUMATS_REFRESH_MATRIX_STEPS
-# steps (5: the 6-31G Hamiltonian has 273M nonzeros) of GPUMATS_REFRESH_MULTS MatMults, with
-# -vec_type GPUMATS_REFRESH_VEC (x and y are made by MatCreateVecs of the matrix, of the vector type
-# its matrix type asks for), the same label and timeout; results in $OUT/refresh_matrix.csv and
+# steps (5: the 6-31G Hamiltonian has 273M nonzeros) of GPUMATS_REFRESH_MULTS MatMults (x and y
+# made by MatCreateVecs of the matrix, of the vector type its matrix type asks for), the same label
+# and timeout; results in $OUT/refresh_matrix.csv and
 # $OUT/refresh_matrix.txt.
 # Usage: benchmarks/scripts/device-bench-refresh.sh <build dir> <output dir>
 set -u
@@ -69,7 +69,7 @@ for file in ${GPUMATS_REFRESH_MATRICES:-}; do
   for type in ${GPUMATS_REFRESH_MATRIX_TYPES:-aijcusparse pcsr cihybrid}; do
     for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do
       # shellcheck disable=SC2046 # plugin and how give lists of options
-      run bench_refresh_matrix refresh_matrix "${GPUMATS_REFRESH_MATRIX_STEPS:-5}" "$(basename "$file") $type $path" -f "$file" $(plugin "$type") -mat_type "$type" -vec_type "$VEC" $(how "$path") -label "$LABEL"
+      run bench_refresh_matrix refresh_matrix "${GPUMATS_REFRESH_MATRIX_STEPS:-5}" "$(basename "$file") $type $path" -f "$file" $(plugin "$type") -mat_type "$type" $(how "$path") -label "$LABEL"
     done
   done
 done
