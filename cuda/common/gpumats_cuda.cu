@@ -23,15 +23,7 @@ static struct {
   char         why[256];
   int          device;
   cudaStream_t stream; /* only when PETSc has no CUDA: ours, created on first use */
-  void        *pinned; /* GPUMATS_PINNED_COPY_BYTES of pinned host memory for mid-size uploads, made on first use */
 } GpuMatsCUDA;
-
-/* Uploads of more than 64 KiB from pageable memory go through the driver's staging buffers; after
-   a large cudaFree (a product's C) one such upload of 69 KB took 0.8 ms on an H100, where the
-   smaller ones took microseconds.  Uploads up to this size are copied into a pinned buffer of
-   gpumats' own first. */
-#define GPUMATS_PAGEABLE_INLINE_BYTES ((size_t)64 << 10)
-#define GPUMATS_PINNED_COPY_BYTES     ((size_t)1 << 20)
 
 /* Not wrapped in PetscFunctionBegin: the error must carry the caller's
    function, file and line, which the macro GpuMatsCallCUDA passes in. */
@@ -47,7 +39,6 @@ static PetscErrorCode GpuMatsCUDAFinalize(void)
 {
   PetscFunctionBegin;
   if (GpuMatsCUDA.stream) GpuMatsCallCUDA(cudaStreamDestroy(GpuMatsCUDA.stream));
-  if (GpuMatsCUDA.pinned) GpuMatsCallCUDA(cudaFreeHost(GpuMatsCUDA.pinned));
   memset(&GpuMatsCUDA, 0, sizeof(GpuMatsCUDA));
   PetscFunctionReturn(0);
 }
@@ -274,16 +265,7 @@ PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes)
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAStream(&s));
-  if (bytes > GPUMATS_PAGEABLE_INLINE_BYTES && bytes <= GPUMATS_PINNED_COPY_BYTES && !GpuMatsCUDA.pinned) {
-    if (cudaMallocHost(&GpuMatsCUDA.pinned, GPUMATS_PINNED_COPY_BYTES) != cudaSuccess) { /* then through the staging buffers */
-      GpuMatsCUDA.pinned = NULL;
-      (void)cudaGetLastError();
-    }
-  }
-  if (bytes > GPUMATS_PAGEABLE_INLINE_BYTES && bytes <= GPUMATS_PINNED_COPY_BYTES && GpuMatsCUDA.pinned) {
-    memcpy(GpuMatsCUDA.pinned, src, bytes);
-    GpuMatsCallCUDA(cudaMemcpyAsync(dst, GpuMatsCUDA.pinned, bytes, cudaMemcpyHostToDevice, s));
-  } else GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+  GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
   GpuMatsCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(0);
 }
