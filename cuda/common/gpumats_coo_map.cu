@@ -141,7 +141,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.aj, aj, (size_t)nnz * sizeof(PetscInt));
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.ci, ci, (size_t)n * sizeof(PetscInt));
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.cj, cj, (size_t)n * sizeof(PetscInt));
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.bad, &first_bad, sizeof(first_bad));
+    if (!ierr) ierr = GpuMatsCUDAMemset(w.bad, 0xff, sizeof(*w.bad)); /* ULLONG_MAX: no bad entry */
     if (!ierr && n) {
       COOMapPlaces<<<COOMapBlocks(n), COO_MAP_THREADS, 0, s>>>((long long)n, w.ci, w.cj, w.ai, w.aj, nnz, w.key[0], w.entry[0], w.bad);
       ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "COOMapPlaces", PETSC_FUNCTION_NAME, __FILE__, __LINE__);

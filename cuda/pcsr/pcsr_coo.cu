@@ -14,12 +14,11 @@ extern "C" {
 
 struct _n_PCSRDeviceCOO {
   int32_t  nnz;  /* stored entries the map covers */
-  int64_t  n;    /* COO entries */
   int32_t *jmap; /* nnz + 1 */
   int32_t *perm; /* jmap[nnz]: the COO entries of each stored entry, stored entries in order */
 };
 
-PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo)
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo)
 {
   PCSRDeviceCOO  c;
   PetscErrorCode ierr;
@@ -33,7 +32,6 @@ PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, int32_t *jmap, int32_
     PetscCall(ierr);
   }
   c->nnz  = nnz;
-  c->n    = n;
   c->jmap = jmap;
   c->perm = perm;
   *coo    = c;

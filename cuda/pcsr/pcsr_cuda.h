@@ -19,7 +19,7 @@ PetscErrorCode PCSRDeviceCopyValues(PCSRDevice dev, const PetscInt *ai, const Pe
    Create fails); SetValues sums v into the device values (added to them when 'add') and
    copies the result into host_values (the AIJ master's nnz values). */
 typedef struct _n_PCSRDeviceCOO *PCSRDeviceCOO;
-PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int64_t n, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo);
+PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values);
 

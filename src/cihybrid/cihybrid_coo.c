@@ -32,7 +32,6 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(ierr);
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOPatternRecord(A, &h->coo_pattern));
-  PetscCall(PetscInfo(A, "cihybrid COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -22,9 +22,8 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   if (!uses) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm));
   if (!jmap) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PCSRDeviceCOOCreate((int32_t)nnz, (int64_t)n, jmap, perm, &p->coo)); /* takes jmap and perm */
+  PetscCall(PCSRDeviceCOOCreate((int32_t)nnz, jmap, perm, &p->coo)); /* takes jmap and perm */
   PetscCall(GpuMatsCOOPatternRecord(A, &p->coo_pattern));
-  PetscCall(PetscInfo(A, "pcsr COO: %" PetscCount_FMT " entries mapped to %" PetscInt64_FMT " stored ones: values in device memory go straight into the device copy\n", n, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
