@@ -3,8 +3,8 @@
 #
 # A smoke test of benchmarks/src/bench_refresh_matrix (issue 20's refresh loop on a loaded matrix):
 # ci_eigen -save writes a small Hamiltonian (the 2x3 Hubbard model, 400 determinants), then the
-# benchmark runs on it for pcsr and diag (with -mat_diag_max_fill 8), both paths (setvalues, coo with the default values memory:
-# the device's where PETSc has CUDA and there is a GPU), -steps 2 -mults 3; with $MPIEXEC set also on
+# benchmark runs on it for pcsr and diag (with -mat_diag_max_fill 8), every path (setvalues, coo with the default values memory:
+# the device's where PETSc has CUDA and there is a GPU, algebra), -steps 2 -mults 3; with $MPIEXEC set also on
 # 2 ranks (through tests/mpirun.sh).  Each run checks its products against MATAIJ and ends in an
 # error above a relative error of 1e-12: a run fails on a non-zero exit status, and also when its
 # CSV line is missing.  One line per run, then "N passed, M failed"; exit status 1 if any failed.
@@ -41,7 +41,7 @@ ranks=1
 runs=0
 for np in $ranks; do
   for type in pcsr diag; do
-    for path in setvalues coo; do
+    for path in setvalues coo algebra; do
       name="$type -path $path on $np rank(s)"
       set -- "$BENCH" -f "$T/h.bin" -dll_append "$LIB" -mat_type "$type" -path "$path" -steps 2 -mults 3 -label "np$np" -csv "$T/out.csv"
       # a CI matrix is not banded: its 29 diagonals would store 3.1 times its nonzeros, past diag's

@@ -5,7 +5,8 @@
 # MatMults timed): pcsr, cihybrid and diag against aijcusparse, the reference, in the same run,
 # one rank, one GPU, CUDA vectors, on a 7-point 160^3 and a 27-point 100^3 operator; each type
 # with both ways of changing the values: MatSetValuesStencil + assembly (setvalues) and
-# MatSetValuesCOO from values on the device (coo; coo-host: from host values).  Every run checks
+# MatSetValuesCOO from values on the device (coo; coo-host: from host values; algebra: MatScale and
+# MatDiagonalSet, or MatScale and MatShift on a loaded matrix).  Every run checks
 # its product against MATAIJ and fails on a relative error above 1e-12.
 # Results: $OUT/refresh.csv (one line a run) and $OUT/refresh.txt.
 # GPUMATS_REFRESH_CASES ("star:160 box:100" by default; stencil:n[:dof], e.g. box:60:3 for the
@@ -49,7 +50,8 @@ how() {
     setvalues) echo "-path setvalues" ;;
     coo) echo "-path coo -coo_memory device" ;;
     coo-host) echo "-path coo -coo_memory host" ;;
-    *) echo "unknown path $1 (setvalues, coo, coo-host)" >&2; exit 2 ;;
+    algebra) echo "-path algebra" ;;
+    *) echo "unknown path $1 (setvalues, coo, coo-host, algebra)" >&2; exit 2 ;;
   esac
 }
 for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do how "$path" > /dev/null || exit 2; done

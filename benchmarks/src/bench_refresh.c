@@ -5,7 +5,7 @@
    program is the same for all.
 
      bench_refresh -n 160 -stencil star -dm_mat_type pcsr -dll_append libgpumats.so
-                   [-dof 1] [-path setvalues|coo] [-coo_memory device|host] [-steps 20] [-mults 50]
+                   [-dof 1] [-path setvalues|coo|algebra] [-coo_memory device|host] [-steps 20] [-mults 50]
                    [-shift 0.5] [-warmup 1] [-dm_vec_type cuda|standard] [-label TEXT] [-csv FILE]
 
    The values of step s (s = 0 at creation, 1..steps in the loop): -(1 + 0.01 q)(1 + 0.01 s) for
@@ -21,6 +21,10 @@
                       MatSetValuesCOO; with a PETSc with CUDA the array passed is on the device
                       (a host array copied with cudaMemcpy each step, -coo_memory device, the
                       default there) or the host array itself (-coo_memory host);
+     -path algebra    (creation as setvalues) MatScale by (1 + 0.01 s) / (1 + 0.01 (s - 1)), which
+                      gives every entry off the diagonal its new value, then MatDiagonalSet
+                      (INSERT_VALUES) of the new diagonal, a vector of the DMDA made by VecCopy and
+                      VecShift from a fixed one: what a time stepper does to M / dt + K;
    then (b) -mults MatMults y = A x.
    Timed (wall clock, the device synchronised with cudaDeviceSynchronize before each reading
    where PETSc has CUDA, and the ranks with a barrier):
@@ -268,7 +272,40 @@ typedef struct {
   const RefreshSettings *set;
   COO                    c;  /* -path coo: the values (the indices only while the pattern is given) */
   COOValues              dv; /* and where MatSetValuesCOO reads them */
+  Vec                    e, d; /* -path algebra: the diagonal less shift and growth, the diagonal of a step */
 } Run;
+
+/* -path algebra: e, the diagonal of step s less s (0.02 neighbours + shift) (Diagonal()'s terms) */
+static PetscErrorCode AlgebraCreate(Run *r)
+{
+  const Problem *p = r->p;
+  DMDALocalInfo  info;
+  PetscScalar   *e;
+  PetscInt       at = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(r->da, &info));
+  PetscCall(DMCreateGlobalVector(r->da, &r->e));
+  PetscCall(VecDuplicate(r->e, &r->d));
+  PetscCall(VecGetArrayWrite(r->e, &e));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++)
+        for (PetscInt c = 0; c < p->dof; c++) e[at++] = Diagonal(p, i, j, k, 0);
+  PetscCall(VecRestoreArrayWrite(r->e, &e));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -path algebra, step s >= 1: the off-diagonal entries scaled from step s - 1 to s, the new diagonal set */
+static PetscErrorCode AlgebraStep(Run *r, PetscInt s, Mat A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatScale(A, (1.0 + 0.01 * (PetscReal)s) / (1.0 + 0.01 * (PetscReal)(s - 1))));
+  PetscCall(VecCopy(r->e, r->d));
+  PetscCall(VecShift(r->d, (PetscReal)s * (0.02 * (PetscReal)r->p->st.nnb + r->p->shift)));
+  PetscCall(MatDiagonalSet(A, r->d, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* creation: DMCreateMatrix and the values of step 0 (the COO pattern first on that path) */
 static PetscErrorCode RunCreate(void *ctx, Mat *A)
@@ -286,6 +323,7 @@ static PetscErrorCode RunCreate(void *ctx, Mat *A)
     PetscCall(COOValuesCreate(r->set->on_device, r->c.n, &r->dv));
     PetscCall(FillCOO(r->da, r->p, 0, &r->c, &r->dv, *A));
   } else PetscCall(FillStencil(r->da, r->p, 0, *A));
+  if (r->set->algebra && !r->e) PetscCall(AlgebraCreate(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -296,6 +334,7 @@ static PetscErrorCode RunUpdate(void *ctx, PetscInt s, Mat A)
 
   PetscFunctionBeginUser;
   if (r->set->coo) PetscCall(FillCOO(r->da, r->p, s, &r->c, &r->dv, A));
+  else if (r->set->algebra) PetscCall(AlgebraStep(r, s, A));
   else PetscCall(FillStencil(r->da, r->p, s, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -307,6 +346,8 @@ static PetscErrorCode RunDestroy(Run *r)
     PetscCall(COOValuesDestroy(&r->dv));
     PetscCall(COODestroy(&r->c));
   }
+  PetscCall(VecDestroy(&r->e));
+  PetscCall(VecDestroy(&r->d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

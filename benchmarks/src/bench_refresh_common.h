@@ -17,7 +17,7 @@
 
 /* The options of the loop, the same in every refresh benchmark */
 typedef struct {
-  char      path[16];                /* setvalues or coo */
+  char      path[16];                /* setvalues, coo or algebra */
   char      memory[8];               /* coo: device or host values */
   char      csv[PETSC_MAX_PATH_LEN]; /* append the results there */
   char      label[64];               /* this configuration's name in the CSV */
@@ -25,6 +25,7 @@ typedef struct {
   PetscReal shift;     /* the diagonal moves by shift * step */
   PetscBool warmup;    /* a tiny matrix of the type made, filled and multiplied first */
   PetscBool coo;       /* -path coo */
+  PetscBool algebra;   /* -path algebra: the new values by MatScale and a diagonal change */
   PetscBool on_device; /* -path coo with the values on the device */
 } RefreshSettings;
 
@@ -66,7 +67,7 @@ static PetscErrorCode RefreshSetFromOptions(const Clock *clk, const char *tiny, 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(warmup_help, sizeof(warmup_help), "Make and multiply %s of the type first", tiny));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Refresh loop options", NULL);
-  PetscCall(PetscOptionsString("-path", "How the values change: setvalues (MatSetValues + assembly) or coo (MatSetValuesCOO)", NULL, set->path, set->path, sizeof(set->path), NULL));
+  PetscCall(PetscOptionsString("-path", "How the values change: setvalues (MatSetValues + assembly), coo (MatSetValuesCOO) or algebra (MatScale, then MatShift or MatDiagonalSet)", NULL, set->path, set->path, sizeof(set->path), NULL));
   PetscCall(PetscOptionsString("-coo_memory", "Where the values given to MatSetValuesCOO live: device (PETSc with CUDA) or host", NULL, set->memory, set->memory, sizeof(set->memory), NULL));
   PetscCall(PetscOptionsInt("-steps", "Value changes", NULL, set->steps, &set->steps, NULL));
   PetscCall(PetscOptionsInt("-mults", "MatMults after each change", NULL, set->mults, &set->mults, NULL));
@@ -75,10 +76,11 @@ static PetscErrorCode RefreshSetFromOptions(const Clock *clk, const char *tiny, 
   PetscCall(PetscOptionsString("-label", "Name of this configuration in the CSV", NULL, set->label, set->label, sizeof(set->label), NULL));
   PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, set->csv, set->csv, sizeof(set->csv), NULL));
   PetscOptionsEnd();
-  PetscCheck(!strcmp(set->path, "setvalues") || !strcmp(set->path, "coo"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-path %s: setvalues or coo", set->path);
+  PetscCheck(!strcmp(set->path, "setvalues") || !strcmp(set->path, "coo") || !strcmp(set->path, "algebra"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-path %s: setvalues, coo or algebra", set->path);
   PetscCheck(!strcmp(set->memory, "device") || !strcmp(set->memory, "host"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coo_memory %s: device or host", set->memory);
   PetscCheck(set->steps >= 1 && set->mults >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-steps at least 1, -mults at least 2");
   set->coo       = strcmp(set->path, "coo") ? PETSC_FALSE : PETSC_TRUE;
+  set->algebra   = strcmp(set->path, "algebra") ? PETSC_FALSE : PETSC_TRUE;
   set->on_device = (set->coo && !strcmp(set->memory, "device")) ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(!set->on_device || clk->device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA and a GPU: use -coo_memory host");
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -6,7 +6,7 @@
    the program is the same for all.
 
      bench_refresh_matrix -f H.bin -mat_type pcsr -dll_append libgpumats.so
-                          [-path setvalues|coo] [-coo_memory device|host] [-steps 20] [-mults 50]
+                          [-path setvalues|coo|algebra] [-coo_memory device|host] [-steps 20] [-mults 50]
                           [-shift 0.5] [-warmup 1] [-label TEXT] [-csv FILE]
 
    H0 is read from FILE (PETSc binary, MatLoad as MATAIJ, each rank its rows as MatLoad splits them)
@@ -22,6 +22,9 @@
                       array, MatSetValuesCOO; with a PETSc with CUDA and a GPU the array passed is on
                       the device (a host array copied with cudaMemcpy each step, -coo_memory device,
                       the default there) or the host array itself (-coo_memory host);
+     -path algebra    (creation as setvalues; H0 must store every diagonal entry) MatScale by
+                      (1 + 0.01 s) / (1 + 0.01 (s - 1)) and MatShift by what then brings the
+                      diagonal to its value: a parameter sweep H0 (1 + t) + sigma I;
    then -mults MatMults y = A x, x (random) and y made by MatCreateVecs of A after creation,
    outside the clock.
    Timed (wall clock, the device synchronised with cudaDeviceSynchronize before each reading
@@ -137,6 +140,13 @@ static PetscErrorCode RunUpdate(void *ctx, PetscInt s, Mat A)
   Entries *E = &r->E;
 
   PetscFunctionBeginUser;
+  if (r->set->algebra && s > 0) { /* E->v is not kept up to date on this path */
+    const PetscReal f = (1.0 + 0.01 * (PetscReal)s) / (1.0 + 0.01 * (PetscReal)(s - 1));
+
+    PetscCall(MatScale(A, f));
+    PetscCall(MatShift(A, E->shift * ((PetscReal)s - (PetscReal)(s - 1) * f)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   EntriesValues(E, s);
   if (r->set->coo) {
     const PetscScalar *v;
@@ -267,6 +277,7 @@ int main(int argc, char **argv)
   PetscCall(PetscViewerDestroy(&viewer));
   PetscCall(EntriesCreate(H0, set.shift, &r.E));
   PetscCheck(r.E.M == r.E.N, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "%s: a square matrix is needed, not %" PetscInt_FMT " x %" PetscInt_FMT, file, r.E.M, r.E.N);
+  PetscCheck(!set.algebra || r.E.ndiag == r.E.m, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s, -path algebra: %" PetscInt_FMT " of this process's %" PetscInt_FMT " diagonal entries are not stored, and MatShift would add them: use -path setvalues or coo", file, r.E.m - (PetscInt)r.E.ndiag, r.E.m);
   nnz_l = (long long)r.E.n;
   PetscCallMPI(MPI_Allreduce(&nnz_l, &nnz, 1, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD));
 

@@ -13,6 +13,14 @@ extern "C" {
 /* The values only (same structure); a transposed copy is refreshed on its next use. */
 PetscErrorCode PCSRDeviceCopyValues(PCSRDevice dev, const PetscInt *ai, const PetscScalar *aa);
 
+/* Value changes made on the device copy as AIJ makes them on the host (pcsr_algebra.cu):
+   val = a val; val = 0; val = val + a x.val or = x.val (copy; *done false when x has another
+   shape); a_ii + shift (d NULL), = d[i] or + d[i] (add) for the stored a_ii, d in device memory */
+PetscErrorCode PCSRDeviceScaleValues(PCSRDevice dev, PetscScalar a);
+PetscErrorCode PCSRDeviceZeroValues(PCSRDevice dev);
+PetscErrorCode PCSRDeviceAXPYValues(PCSRDevice y, PetscScalar a, PCSRDevice x, PetscBool copy, PetscBool *done);
+PetscErrorCode PCSRDeviceUpdateDiagonal(PCSRDevice dev, PetscScalar shift, const PetscScalar *d, PetscBool add);
+
 /* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
    stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap,
    made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when

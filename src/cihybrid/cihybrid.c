@@ -118,7 +118,7 @@ static PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStr
 {
   PetscFunctionBegin;
   PetscCall(MatCIHybridMakeHostCopy(X));
-  PetscCall((*GpuMatsShadowOf(Y)->parent.axpy)(Y, a, X, str));
+  PetscCall(GpuMatsShadowAXPY(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -225,7 +225,7 @@ PetscErrorCode CIHybridBecomeDeviceOnly(Mat A)
   PetscFunctionBegin;
   PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
   h->shadow.nnz   = h->fmt.nnz;
-  h->dev_current  = PETSC_TRUE;
+  h->shadow.device_current  = PETSC_TRUE;
   h->host_current = PETSC_FALSE;
   h->device_only  = PETSC_TRUE;
   h->host_ops     = *A->ops;

@@ -29,7 +29,6 @@ typedef struct {
   CIHybridFormat   fmt;          /* the layout always; the host arrays once the host has multiplied */
   double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
   PetscBool        host_current; /* fmt's arrays hold the current values */
-  PetscBool        dev_current;  /* the device copy holds the current values */
   PetscBool        device_only;  /* assembled on the device, host AIJ still empty (cihybrid_device_only.c) */
   struct _MatOps   host_ops;     /* the full table, put back when the host copy is made */
   CIHybridStash    stash;        /* values set into the device-only matrix, not yet assembled */

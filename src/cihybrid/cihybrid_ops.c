@@ -31,7 +31,7 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
   PetscCall(CIHybridDeviceDestroy(&h->dev));
 #endif
   h->host_current = PETSC_FALSE;
-  h->dev_current  = PETSC_FALSE;
+  h->shadow.device_current  = PETSC_FALSE;
   h->shadow.built = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -85,7 +85,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     PetscCall(CIHybridMakeHostCopy(A, "products on the host (no device, -mat_gpumats_backend host or MatBindToCPU)"));
   }
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
-  if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->dev_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->shadow.device_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
   if (change == GPUMATS_SHADOW_STRUCTURE) {
@@ -95,7 +95,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   }
   if (change != GPUMATS_SHADOW_CURRENT) {
     h->host_current = PETSC_FALSE;
-    h->dev_current  = PETSC_FALSE;
+    h->shadow.device_current  = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
     h->shadow.nnz = h->fmt.nnz;
   }
@@ -106,7 +106,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
       PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
       PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded)\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0));
     } else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
-    h->dev_current = PETSC_TRUE;
+    h->shadow.device_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -153,11 +153,56 @@ static PetscErrorCode CIHybridSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar 
   PetscCall(CIHybridDeviceSpMM(((Mat_SeqAIJCIHybrid *)A->spptr)->dev, k, B, ldb, add, C, ldc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The device copy changed as AIJ changed the host master (the host copy of the format, if
+   any, is refreshed from AIJ when the host multiplies next) */
+static PetscErrorCode CIHybridValuesDeviceOp(Mat A, const GpuMatsValuesChange *c, PetscBool *done)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  CIHybridDevice      x = NULL;
+  PetscInt            missing = 0;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!h->dev) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->op == GPUMATS_VALUES_SHIFT || c->op == GPUMATS_VALUES_DIAGONAL_SET || c->op == GPUMATS_VALUES_DIAGONAL_ADD) PetscCall(CIHybridDeviceMissingDiagonal(h->dev, &missing));
+  if (missing) PetscFunctionReturn(PETSC_SUCCESS); /* AIJ left those rows alone: the values go up again */
+  if (c->op == GPUMATS_VALUES_AXPY || c->op == GPUMATS_VALUES_COPY) { /* the same layout, or the values go up again */
+    x = ((Mat_SeqAIJCIHybrid *)c->X->spptr)->dev;
+    if (!x) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(CIHybridDeviceSamePattern(h->dev, x, done));
+    if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  switch (c->op) {
+  case GPUMATS_VALUES_SCALE:
+    PetscCall(CIHybridDeviceScale(h->dev, c->a));
+    break;
+  case GPUMATS_VALUES_SHIFT:
+    PetscCall(CIHybridDeviceShiftDiagonal(h->dev, c->a));
+    break;
+  case GPUMATS_VALUES_DIAGONAL_SET:
+  case GPUMATS_VALUES_DIAGONAL_ADD:
+    PetscCall(CIHybridDeviceSetDiagonal(h->dev, c->d, (PetscBool)(c->op == GPUMATS_VALUES_DIAGONAL_ADD)));
+    break;
+  case GPUMATS_VALUES_AXPY:
+    PetscCall(CIHybridDeviceAXPY(h->dev, c->a, x));
+    break;
+  case GPUMATS_VALUES_COPY:
+    PetscCall(CIHybridDeviceCopyValues(h->dev, x));
+    break;
+  case GPUMATS_VALUES_ZERO:
+    PetscCall(CIHybridDeviceZeroValues(h->dev));
+    break;
+  }
+  h->host_current = PETSC_FALSE;
+  *done           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 const GpuMatsShadowOps CIHybridShadowOps = {
   MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
-  CIHybridMultDeviceOp, CIHybridSpMMDeviceOp,
+  CIHybridMultDeviceOp, CIHybridSpMMDeviceOp, CIHybridValuesDeviceOp,
 #endif
 };

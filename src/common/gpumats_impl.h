@@ -27,9 +27,31 @@ typedef enum {
   GPUMATS_SHADOW_STRUCTURE /* never built, or the nonzero pattern or sizes changed */
 } GpuMatsShadowChange;
 
+/* A change of values that a format can make on its device copy as the host AIJ makes it on
+   the master (common/shadow_values.c): A = a A, A + a I, diag(A) = d or + d, A + a X,
+   A = X, A = 0.  X is of A's type with A's pattern; d is in device memory. */
+typedef enum {
+  GPUMATS_VALUES_SCALE,
+  GPUMATS_VALUES_SHIFT,
+  GPUMATS_VALUES_DIAGONAL_SET,
+  GPUMATS_VALUES_DIAGONAL_ADD,
+  GPUMATS_VALUES_AXPY,
+  GPUMATS_VALUES_COPY,
+  GPUMATS_VALUES_ZERO
+} GpuMatsValuesOp;
+
+typedef struct {
+  GpuMatsValuesOp    op;
+  PetscScalar        a;
+  const PetscScalar *d;
+  Mat                X;
+} GpuMatsValuesChange;
+
 /* What a format gives the common machinery: how to bring its copy up to date and
    how to multiply with it on either side.  y0 may be NULL or equal y; B and C are
-   column-major with leading dimensions ldb and ldc. */
+   column-major with leading dimensions ldb and ldc.  values_device (may be NULL) makes a
+   change on the current device copy; *done false: it could not (the copy is uploaded again
+   at the next product). */
 typedef struct {
   PetscErrorCode (*update)(Mat, PetscBool *on_device);
   PetscErrorCode (*mult_host)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
@@ -37,6 +59,7 @@ typedef struct {
 #if GPUMATS_HAVE_CUDA
   PetscErrorCode (*mult_device)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
   PetscErrorCode (*spmm_device)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+  PetscErrorCode (*values_device)(Mat, const GpuMatsValuesChange *, PetscBool *done);
 #endif
 } GpuMatsShadowOps;
 
@@ -50,7 +73,8 @@ typedef struct {
   PetscObjectState        state;        /* object state at the last build or refresh */
   PetscObjectState        nonzerostate; /* A->nonzerostate at the last structural build */
   PetscInt                nrows, ncols;
-  PetscInt64              nnz; /* of the format as last built, for the flop counts */
+  PetscInt64              nnz;            /* of the format as last built, for the flop counts */
+  PetscBool               device_current; /* the device copy holds the values of 'state' */
   GpuMatsBackend          backend;
 #if GPUMATS_HAVE_CUDA
   GpuMatsStage stage_x, stage_y, stage_z; /* host vectors and dense blocks on their way to the device */
@@ -67,6 +91,10 @@ PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
    functions, BindToCPU.  Uninstall undoes it (the caller frees its context after). */
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsShadowOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
+/* AIJ's MatAXPY on the host master, and on the device copy too where the format can
+   (common/shadow_values.c; installed by GpuMatsShadowInstall, for types that wrap AXPY) */
+PETSC_INTERN PetscErrorCode GpuMatsShadowAXPY(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode GpuMatsShadowInstallValueOps(Mat);
 /* What Install does but saving the parent's ops: the multiplies, backend, dense
    product and BindToCPU of a type of its own whose spptr starts with a GpuMatsShadow. */
 PETSC_INTERN PetscErrorCode GpuMatsInstallMultiplies(Mat, const GpuMatsShadowOps *, const char *seqtype);

@@ -193,6 +193,7 @@ PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const ch
   s->built  = PETSC_FALSE;
   PetscCall(GpuMatsInstallMultiplies(B, ops, seqtype));
   PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_TRUE)); /* AIJ's COO, wrapped: common/coo.c */
+  PetscCall(GpuMatsShadowInstallValueOps(B));     /* value changes the device copy follows */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,7 +19,6 @@ typedef struct {
   GpuMatsShadow shadow; /* first: the common machinery reads it through A->spptr */
   PCSRSettings  settings;
   PCSRRowStats  stats;  /* of the matrix as last built */
-  PetscBool     dev_current;
 #if GPUMATS_HAVE_CUDA
   PCSRDevice        dev;
   PCSRDeviceCOO     coo;         /* COO entries -> stored entries on the device (pcsr_coo.c), or NULL */

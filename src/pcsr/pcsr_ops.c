@@ -58,11 +58,11 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, on_device));
   PetscCall(GpuMatsShadowCheck(A, &p->shadow, &change));
-  if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->dev_current)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
   if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(PCSRNewStructure(A, p, ai));
   if (change != GPUMATS_SHADOW_CURRENT) {
-    p->dev_current = PETSC_FALSE;
+    p->shadow.device_current = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
   }
   if (!*on_device) PetscFunctionReturn(PETSC_SUCCESS);
@@ -73,7 +73,7 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
     PetscCall(PCSRDeviceCreateFromCSR(A->rmap->n, A->cmap->n, ai, aj, aa, &p->dev));
     PetscCall(PetscInfo(A, "PCSR copied to the device (%.1f MB)\n", (double)p->stats.nnz * (sizeof(int32_t) + sizeof(PetscScalar)) / 1048576.0));
   } else PetscCall(PCSRDeviceCopyValues(p->dev, ai, aa));
-  p->dev_current = PETSC_TRUE;
+  p->shadow.device_current = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -120,11 +120,42 @@ static PetscErrorCode PCSRSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, 
   PetscCall(PCSRDeviceSpMM(((Mat_SeqAIJPCSR *)A->spptr)->dev, k, B, ldb, add, C, ldc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The device copy (in AIJ's order) changed as AIJ changed the host arrays */
+static PetscErrorCode PCSRValuesDeviceOp(Mat A, const GpuMatsValuesChange *c, PetscBool *done)
+{
+  PCSRDevice dev = ((Mat_SeqAIJPCSR *)A->spptr)->dev;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (c->op) {
+  case GPUMATS_VALUES_SCALE:
+    PetscCall(PCSRDeviceScaleValues(dev, c->a));
+    break;
+  case GPUMATS_VALUES_SHIFT:
+    PetscCall(PCSRDeviceUpdateDiagonal(dev, c->a, NULL, PETSC_FALSE));
+    break;
+  case GPUMATS_VALUES_DIAGONAL_SET:
+  case GPUMATS_VALUES_DIAGONAL_ADD:
+    PetscCall(PCSRDeviceUpdateDiagonal(dev, 0.0, c->d, (PetscBool)(c->op == GPUMATS_VALUES_DIAGONAL_ADD)));
+    break;
+  case GPUMATS_VALUES_AXPY:
+  case GPUMATS_VALUES_COPY:
+    PetscCall(PCSRDeviceAXPYValues(dev, c->a, ((Mat_SeqAIJPCSR *)c->X->spptr)->dev, (PetscBool)(c->op == GPUMATS_VALUES_COPY), done));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  case GPUMATS_VALUES_ZERO:
+    PetscCall(PCSRDeviceZeroValues(dev));
+    break;
+  }
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 const GpuMatsShadowOps PCSRShadowOps = {
   MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
-  PCSRMultDeviceOp, PCSRSpMMDeviceOp,
+  PCSRMultDeviceOp, PCSRSpMMDeviceOp, PCSRValuesDeviceOp,
 #endif
 };
