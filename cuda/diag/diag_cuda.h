@@ -45,9 +45,11 @@ PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 
 /* The device values alone (diag_values.cu): v *= a; v[start, start + n) += a (one diagonal's
-   slots); Y's values += a X's (the same diagonals).  On GpuMatsCUDAGetStream(). */
+   slots); v[start, start + n) = d or += d (add; d on the device); Y's values += a X's (the same
+   diagonals).  On GpuMatsCUDAGetStream(). */
 PetscErrorCode DiagDeviceScaleValues(DiagDevice A, PetscScalar a);
 PetscErrorCode DiagDeviceShiftValues(DiagDevice A, PetscInt64 start, PetscInt n, PetscScalar a);
+PetscErrorCode DiagDeviceSetValues(DiagDevice A, PetscInt64 start, PetscInt n, const PetscScalar *d, PetscBool add);
 PetscErrorCode DiagDeviceAXPYValues(DiagDevice Y, PetscScalar a, DiagDevice X);
 
 /* MatSOR on the device (diag_sor.cu): the rows in levels made on the host (DiagSORScheduleCreate),

@@ -1,5 +1,5 @@
-/* Operations on the values of a diag matrix's device copy alone (MatScale, MatShift and the
-   MatAXPY of two matrices with the same diagonals, when the values are current there): one
+/* Operations on the values of a diag matrix's device copy alone (MatScale, MatShift, MatDiagonalSet
+   and the MatAXPY of two matrices with the same diagonals, when the values are current there): one
    pass over the values, no copy between host and device. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -22,6 +22,11 @@ __global__ void DiagScaleValues(long long n, double a, double *v)
 __global__ void DiagAddValues(long long n, double a, double *v)
 {
   for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) v[p] += a;
+}
+
+__global__ void DiagSetValues(long long n, const double *__restrict__ d, int add, double *v)
+{
+  for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) v[p] = add ? v[p] + d[p] : d[p];
 }
 
 __global__ void DiagAXPYValues(long long n, double a, const double *__restrict__ x, double *y)
@@ -63,6 +68,20 @@ extern "C" PetscErrorCode DiagDeviceShiftValues(DiagDevice A, PetscInt64 start, 
   if (!n) PetscFunctionReturn(0);
   PetscCall(DiagValuesLaunchSetup(n, &grid, &stream));
   DiagAddValues<<<grid, VALUES_THREADS, 0, stream>>>((long long)n, a, A->val + start);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+extern "C" PetscErrorCode DiagDeviceSetValues(DiagDevice A, PetscInt64 start, PetscInt n, const PetscScalar *d, PetscBool add)
+{
+  unsigned     grid;
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(start >= 0 && start + n <= A->nval, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DIAG set of values [%lld, %lld) outside the %lld values on the device", (long long)start, (long long)(start + n), A->nval);
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(DiagValuesLaunchSetup(n, &grid, &stream));
+  DiagSetValues<<<grid, VALUES_THREADS, 0, stream>>>((long long)n, d, (int)add, A->val + start);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

@@ -21,10 +21,11 @@ static void PCSRValuesChanged(PCSRDevice dev)
   if (dev->t_built) dev->t_stale = PETSC_TRUE;
 }
 
-/* val = alpha val + beta x (x NULL: alpha val) */
+/* val = alpha val + beta x (x NULL: alpha val); no fused multiply-add, as the host's BLAS axpy
+   and scal without one (diag's kernels do the same) */
 __global__ void PCSRUpdateValues(long long n, double alpha, double beta, const double *__restrict__ x, double *__restrict__ val)
 {
-  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val[k] = x ? alpha * val[k] + beta * x[k] : alpha * val[k];
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val[k] = x ? __dadd_rn(__dmul_rn(alpha, val[k]), __dmul_rn(beta, x[k])) : __dmul_rn(alpha, val[k]);
 }
 
 static PetscErrorCode PCSRDeviceUpdateValues(PCSRDevice dev, PetscScalar alpha, PetscScalar beta, const double *x)

@@ -189,6 +189,24 @@ PetscErrorCode MatDiagonalSet_SeqDiag(Mat A, Vec D, InsertMode mode)
   const PetscScalar *v;
 
   PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  {
+    Mat_SeqDiag   *d = (Mat_SeqDiag *)A->spptr;
+    const PetscInt k = PetscMin(A->rmap->n, A->cmap->n), t = d->has_format ? DiagFind(&d->fmt, 0) : -1;
+    PetscBool      on_device;
+
+    PetscCall(MatDiagValuesOnDevice_SeqDiag(A, &on_device));
+    if (on_device && t >= 0 && k > 0 && (mode == INSERT_VALUES || mode == ADD_VALUES)) { /* the main diagonal stored and the values current on the device */
+      GpuMatsDeviceVec dv;
+
+      PetscCall(GpuMatsVecGetDeviceArray(D, GPUMATS_READ, &d->shadow.stage_x, &dv));
+      PetscCall(DiagDeviceSetValues(d->dev, d->fmt.start[t], k, dv.device, (PetscBool)(mode == ADD_VALUES)));
+      PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
+      PetscCall(MatDiagDeviceChanged_SeqDiag(A));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(VecGetArrayRead(D, &v));
   PetscCall(DiagSetDiagonalArray_SeqDiag(A, v, mode));
   PetscCall(VecRestoreArrayRead(D, &v));
