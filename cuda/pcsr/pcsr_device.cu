@@ -265,11 +265,13 @@ static int32_t PCSRHostRowOf(const int32_t *hptr, int32_t nrows, int32_t k)
 /* Allocates and fills every array of d; on error the caller releases what was allocated. */
 static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const PetscInt *aj, const PetscScalar *aa)
 {
-  const size_t nnz = (size_t)d->nnz;
-  int          first_bad;
-  char         what[128];
+  const size_t   nnz = (size_t)d->nnz;
+  int            first_bad;
+  char           what[128];
+  PetscLogDouble t[5];
 
   PetscFunctionBegin;
+  (void)PetscTime(&t[0]);
   snprintf(what, sizeof(what), "PCSR row pointers (%d rows)", (int)d->nrows);
   PetscCall(PCSRDeviceAllocate(d, (void **)&d->ptr, ((size_t)d->nrows + 1) * sizeof(int32_t), what));
   snprintf(what, sizeof(what), "PCSR columns (%zu nonzeros)", nnz);
@@ -277,14 +279,19 @@ static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const 
   snprintf(what, sizeof(what), "PCSR values (%zu nonzeros)", nnz);
   PetscCall(PCSRDeviceAllocate(d, (void **)&d->val, nnz * sizeof(double), what));
   PetscCall(GpuMatsCUDACopyToDevice(d->ptr, hptr, ((size_t)d->nrows + 1) * sizeof(int32_t)));
+  (void)PetscTime(&t[1]);
   PetscCall(PCSRDeviceUploadColumns(d, aj, &first_bad));
+  (void)PetscTime(&t[2]);
   if (first_bad != INT32_MAX) {
     const int32_t row = PCSRHostRowOf(hptr, d->nrows, first_bad);
 
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR: entry %d (row %d) has column %" PetscInt_FMT ", outside [0, %d): columns must lie in [0, ncols)", first_bad, (int)row, aj[first_bad], (int)d->ncols);
   }
   PetscCall(PCSRDeviceUploadValues(d, aa));
+  (void)PetscTime(&t[3]);
   PetscCall(PCSRRowBlocksCreate(d, d->nrows, hptr, &d->blocks));
+  (void)PetscTime(&t[4]);
+  PetscCall(PetscInfo(NULL, "PCSR device copy of %d rows, %zu nonzeros: allocation and row pointers %.3g ms, columns %.3g ms, values %.3g ms, row blocks (%d) %.3g ms\n", (int)d->nrows, nnz, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3, (int)d->blocks.nblocks, (t[4] - t[3]) * 1e3));
   PetscFunctionReturn(0);
 }
 
@@ -309,7 +316,14 @@ PetscErrorCode PCSRDeviceCreateFromCSR(PetscInt nrows, PetscInt ncols, const Pet
   d->nrows = (int32_t)nrows;
   d->ncols = (int32_t)ncols;
   d->nnz   = (int32_t)nnz;
-  ierr     = PCSRHostRowPointers(nrows, ai, hptr, &d->max_row_len);
+  {
+    PetscLogDouble t0, t1;
+
+    (void)PetscTime(&t0);
+    ierr = PCSRHostRowPointers(nrows, ai, hptr, &d->max_row_len);
+    (void)PetscTime(&t1);
+    if (!ierr) ierr = PetscInfo(NULL, "PCSR row pointers rebased on the host: %.3g ms\n", (t1 - t0) * 1e3);
+  }
   if (!ierr) ierr = PCSRDeviceUpload(d, hptr, nnz ? aj + ai[0] : NULL, nnz ? aa + ai[0] : NULL);
   PetscCall(PetscFree(hptr));
   if (ierr) { /* release what was allocated before the failure, then pass the error on */

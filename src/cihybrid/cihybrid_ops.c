@@ -77,6 +77,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   const PetscInt     *ai, *aj;
   PetscScalar        *aa;
   PetscMemType        mtype;
+  PetscLogDouble      t[3];
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
@@ -88,11 +89,13 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->shadow.device_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
+  PetscCall(PetscTime(&t[0]));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
     PetscCall(CIHybridLayout(A, h, ai, aj));
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
   }
+  PetscCall(PetscTime(&t[1]));
   if (change != GPUMATS_SHADOW_CURRENT) {
     h->host_current = PETSC_FALSE;
     h->shadow.device_current  = PETSC_FALSE;
@@ -104,7 +107,8 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
     if (!h->dev) {
       PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
-      PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded)\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0));
+      PetscCall(PetscTime(&t[2]));
+      PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded) in %.3g ms, after its layout on the host in %.3g ms\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0, (t[2] - t[1]) * 1e3, (t[1] - t[0]) * 1e3));
     } else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
     h->shadow.device_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));

@@ -60,7 +60,14 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   PetscCall(GpuMatsShadowCheck(A, &p->shadow, &change));
   if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
-  if (change == GPUMATS_SHADOW_STRUCTURE) PetscCall(PCSRNewStructure(A, p, ai));
+  if (change == GPUMATS_SHADOW_STRUCTURE) {
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
+    PetscCall(PCSRNewStructure(A, p, ai));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(A, "PCSR row statistics on the host: %.3g ms\n", (t1 - t0) * 1e3));
+  }
   if (change != GPUMATS_SHADOW_CURRENT) {
     p->shadow.device_current = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &p->shadow));
