@@ -60,31 +60,41 @@ static PetscErrorCode ShadowDevicePartner(Mat Y, Mat X, PetscBool *ok)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatScale_SeqAIJShadow(Mat A, PetscScalar a)
+/* AIJ's MatScale, MatShift or MatZeroEntries on the host master, then the same on the device copy */
+static PetscErrorCode ShadowChangeValues(Mat A, GpuMatsValuesOp op, PetscScalar a, const char *what)
 {
   GpuMatsShadow      *s = GpuMatsShadowOf(A);
-  GpuMatsValuesChange c = {GPUMATS_VALUES_SCALE, a, NULL, NULL};
+  GpuMatsValuesChange c = {op, a, NULL, NULL};
   PetscObjectState    before = s->state;
   PetscBool           ready;
 
   PetscFunctionBegin;
   PetscCall(ShadowDeviceReady(A, &ready));
-  PetscCall((*s->parent.scale)(A, a));
-  PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, "MatScale"));
+  if (op == GPUMATS_VALUES_SCALE) PetscCall((*s->parent.scale)(A, a));
+  else if (op == GPUMATS_VALUES_SHIFT) PetscCall((*s->parent.shift)(A, a));
+  else PetscCall((*s->parent.zeroentries)(A));
+  PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, what));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatScale_SeqAIJShadow(Mat A, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(ShadowChangeValues(A, GPUMATS_VALUES_SCALE, a, "MatScale"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatShift_SeqAIJShadow(Mat A, PetscScalar a)
 {
-  GpuMatsShadow      *s = GpuMatsShadowOf(A);
-  GpuMatsValuesChange c = {GPUMATS_VALUES_SHIFT, a, NULL, NULL};
-  PetscObjectState    before = s->state;
-  PetscBool           ready;
-
   PetscFunctionBegin;
-  PetscCall(ShadowDeviceReady(A, &ready));
-  PetscCall((*s->parent.shift)(A, a));
-  PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, "MatShift"));
+  PetscCall(ShadowChangeValues(A, GPUMATS_VALUES_SHIFT, a, "MatShift"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroEntries_SeqAIJShadow(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(ShadowChangeValues(A, GPUMATS_VALUES_ZERO, 0.0, "MatZeroEntries"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -104,20 +114,6 @@ static PetscErrorCode MatDiagonalSet_SeqAIJShadow(Mat A, Vec D, InsertMode mode)
   c.d = dv.device;
   PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, "MatDiagonalSet"));
   PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatZeroEntries_SeqAIJShadow(Mat A)
-{
-  GpuMatsShadow      *s = GpuMatsShadowOf(A);
-  GpuMatsValuesChange c = {GPUMATS_VALUES_ZERO, 0.0, NULL, NULL};
-  PetscObjectState    before = s->state;
-  PetscBool           ready;
-
-  PetscFunctionBegin;
-  PetscCall(ShadowDeviceReady(A, &ready));
-  PetscCall((*s->parent.zeroentries)(A));
-  PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, "MatZeroEntries"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
