@@ -50,6 +50,19 @@ PetscErrorCode FCIRowGeneratorGetRows(FCIRowGenerator gen, PetscInt rstart, Pets
    dnz and onz, from 0.  ooffset, ocols and ovals may be NULL when no row has entries outside
    (cstart 0, cend ndet).  A row of other lengths is an error, never an overflow. */
 PetscErrorCode FCIRowGeneratorGetSplitRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, const PetscInt doffset[], PetscInt dcols[], PetscScalar dvals[], const PetscInt ooffset[], PetscInt ocols[], PetscScalar ovals[]);
+/* SweepSplitRows: what CountRows' dnz and onz and then GetSplitRows give, with each row made
+   once: the threads keep the two parts of the rows they make in memory blocks of their own
+   (*rows); FCISplitRowsCopy (once) copies them to the slots GetSplitRows would write (offsets the
+   prefix sums of dnz and onz; ooffset, ocols and ovals NULL when onz was), each thread a
+   contiguous range of rows, giving each block back as soon as its rows are copied;
+   FCISplitRowsDestroy frees the rest.  Until then part of the rows is in memory twice: where a
+   block, or the record of where each row went, cannot be allocated, *rows is NULL, nothing is held
+   and the caller can make the rows in two sweeps instead (CountRows, GetSplitRows).  onz may be
+   NULL only with cstart 0 and cend ndet. */
+typedef struct _n_FCISplitRows *FCISplitRows;
+PetscErrorCode FCIRowGeneratorSweepSplitRows(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, PetscInt dnz[], PetscInt onz[], FCISplitRows *rows);
+PetscErrorCode FCISplitRowsCopy(FCISplitRows rows, const PetscInt doffset[], PetscInt dcols[], PetscScalar dvals[], const PetscInt ooffset[], PetscInt ocols[], PetscScalar ovals[]);
+PetscErrorCode FCISplitRowsDestroy(FCISplitRows *rows);
 
 /* Fills A with the Hamiltonian.  A comes from MatCreate (+ MatSetType or
    MatSetFromOptions: any type that accepts MatSetValues, e.g. aij, sbaij,
@@ -66,8 +79,9 @@ PetscErrorCode FCIHamiltonianAssemble(const FCIIntegrals *ints, const FCIDetSpac
 /* A new matrix of the type the options give (options prefix 'prefix', may be NULL; aij by
    default), as MatCreate + MatSetSizes + MatSetFromOptions + FCIHamiltonianAssemble would make
    it.  For the AIJ family (aij and its subclasses: cihybrid, pcsr, aijcusparse, ...) made on the
-   host, the threads write the CSR arrays of each process in place and the matrix takes them
-   without a copy (MatCreateSeqAIJWithArrays / MatCreateMPIAIJWithSplitArrays, then converted
-   to the type; the arrays are freed with the matrix): no MatSetValues, no preallocation pass.
+   host, the threads make each row once and copy it into the CSR arrays of each process, which
+   the matrix takes without a copy (MatCreateSeqAIJWithArrays / MatCreateMPIAIJWithSplitArrays,
+   then converted to the type; the arrays are freed with the matrix): no MatSetValues, no
+   preallocation pass.
    Other types, and the GPU build of cihybrid, as FCIHamiltonianAssemble. */
 PetscErrorCode FCIHamiltonianCreate(MPI_Comm comm, const FCIIntegrals *ints, const FCIDetSpace *space, PetscReal droptol, const char prefix[], Mat *A);

@@ -311,40 +311,58 @@ static PetscErrorCode FCICSROffsets(PetscInt m, const PetscInt count[], PetscInt
   PetscFunctionReturn(0);
 }
 
-/* The CSR arrays of rows rstart..rend-1 (split at the columns cstart..cend-1 when mpi) written
-   by the threads: counting sweep, offsets, then each thread writes its rows where they belong,
-   touching those pages first. */
-static PetscErrorCode FCICSRArraysMake(FCIRowGenerator gen, PetscBool mpi, PetscInt m, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, FCICSRArrays *c, PetscLogDouble t[3])
+/* The row offsets from the lengths, and the arrays they give (the other block's when onz) */
+static PetscErrorCode FCICSRArraysAllocate(PetscInt m, const PetscInt dnz[], const PetscInt onz[], FCICSRArrays *c)
 {
-  PetscInt *dnz, *onz;
-
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(m + 1, &c->i));
-  if (mpi) PetscCall(PetscMalloc1(m + 1, &c->oi));
-  PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
-  PetscCall(PetscTime(&t[0]));
-  PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
   PetscCall(FCICSROffsets(m, dnz, c->i));
-  if (mpi) PetscCall(FCICSROffsets(m, onz, c->oi));
-  PetscCall(PetscFree2(dnz, onz));
-  PetscCall(PetscTime(&t[1]));
   PetscCall(PetscMalloc1(c->i[m] + 1, &c->j));
   PetscCall(PetscMalloc1(c->i[m] + 1, &c->a));
-  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oj));
-  if (mpi) PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oa));
-  PetscCall(FCIRowGeneratorGetSplitRows(gen, rstart, rend, cstart, cend, c->i, c->j, c->a, c->oi, c->oj, c->oa));
+  if (!onz) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(m + 1, &c->oi));
+  PetscCall(FCICSROffsets(m, onz, c->oi));
+  PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oj));
+  PetscCall(PetscMalloc1(c->oi[m] + 1, &c->oa));
+  PetscFunctionReturn(0);
+}
+
+/* The CSR arrays of rows rstart..rend-1 (split at the columns cstart..cend-1 when mpi) made by the
+   threads in one sweep: each row made once into blocks of its thread, the offsets, then the
+   threads copy the rows where they belong, each a contiguous range (touching those pages first).
+   That holds part of the rows twice for a moment; without the memory for the blocks (*onesweep
+   false), two sweeps: counting, offsets, then each row made again and written in place.  t: the
+   start, the end of the first sweep, the end. */
+static PetscErrorCode FCICSRArraysMake(FCIRowGenerator gen, PetscBool mpi, PetscInt m, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, FCICSRArrays *c, PetscBool *onesweep, PetscLogDouble t[3])
+{
+  PetscInt      *dnz, *onz;
+  FCISplitRows   rows;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
+  PetscCall(PetscTime(&t[0]));
+  PetscCall(FCIRowGeneratorSweepSplitRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, &rows));
+  *onesweep = rows ? PETSC_TRUE : PETSC_FALSE;
+  if (!rows) PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
+  PetscCall(PetscTime(&t[1]));
+  ierr = FCICSRArraysAllocate(m, dnz, mpi ? onz : NULL, c);
+  if (!ierr) ierr = rows ? FCISplitRowsCopy(rows, c->i, c->j, c->a, c->oi, c->oj, c->oa) : FCIRowGeneratorGetSplitRows(gen, rstart, rend, cstart, cend, c->i, c->j, c->a, c->oi, c->oj, c->oa);
+  PetscCall(FCISplitRowsDestroy(&rows)); /* on an error too */
+  PetscCall(PetscFree2(dnz, onz));
+  PetscCall(ierr);
   PetscCall(PetscTime(&t[2]));
   PetscFunctionReturn(0);
 }
 
-/* B of T's sizes, type and options prefix, from the CSR arrays the threads write in place. */
+/* B of T's sizes, type and options prefix, from the CSR arrays the threads make (FCICSRArraysMake). */
 static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *B)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)T);
   FCICSRArrays  *c;
   PetscContainer container;
   PetscInt       m, n, M, N, rstart, rend, cstart, cend, nthreads;
-  PetscBool      mpi;
+  PetscBool      mpi, onesweep = PETSC_FALSE;
   MatType        type;
   const char    *prefix;
   PetscLogDouble t[3] = {0, 0, 0}, t3, tc[2];
@@ -359,7 +377,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   else cstart = 0, cend = N;
   PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
   PetscCall(PetscNew(&c));
-  ierr = FCICSRArraysMake(gen, mpi, m, rstart, rend, cstart, cend, c, t);
+  ierr = FCICSRArraysMake(gen, mpi, m, rstart, rend, cstart, cend, c, &onesweep, t);
   if (!ierr) ierr = mpi ? MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, c->i, c->j, c->a, c->oi, c->oj, c->oa, B) : MatCreateSeqAIJWithArrays(comm, m, N, c->i, c->j, c->a, B);
   if (ierr) { /* the arrays are the matrix's only once it exists */
     PetscCall(FCICSRArraysDestroy(c));
@@ -378,7 +396,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   PetscCall(MatSetOptionsPrefix(*B, prefix));
   PetscCall(MatSetFromOptions(*B));
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: counting sweep %g s, rows written in place %g s, %s taking the arrays %g s (AIJ's %g s, the conversion %g s, the options %g s)\n", rstart, rend, nthreads, t[1] - t[0], t[2] - t[1], type, t3 - t[2], tc[0] - t[2], tc[1] - tc[0], t3 - tc[1]));
+  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: %s %g s, %s %g s, %s taking the arrays %g s (AIJ's %g s, the conversion %g s, the options %g s)\n", rstart, rend, nthreads, onesweep ? "rows made in one sweep" : "two sweeps (no memory for the blocks of one): counting sweep", t[1] - t[0], onesweep ? "copied into place" : "rows written in place", t[2] - t[1], type, t3 - t[2], tc[0] - t[2], tc[1] - tc[0], t3 - tc[1]));
   PetscFunctionReturn(0);
 }
 

@@ -26,7 +26,7 @@ struct _n_FCIRowGenerator {
   PetscBool          *pair_nz;   /* [norb*norb]: some (ia|jb) != 0 */
   PetscReal          *J;         /* (ii|jj) */
   PetscInt            maxlen;
-  int                 nthreads; /* of FCIRowGeneratorCountRows and FCIRowGeneratorGetRows */
+  int                 nthreads; /* of the row sweeps (FCIForEachRow) */
   PetscInt           *wcols;    /* work row of FCIRowGeneratorGetRow for the excitation ordering */
   PetscScalar        *wvals;
   unsigned char      *wlev;
