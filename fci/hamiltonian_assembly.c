@@ -84,6 +84,20 @@ typedef enum {
 } FCIAssembly;
 static const char *const FCIAssemblies[] = {"auto", "host", "device", "FCIAssembly", "FCI_ASSEMBLY_", NULL};
 
+/* -fci_host_sweeps: the host build makes each row once into blocks of its thread and copies the
+   rows into place (one), or counts the rows, then makes them again in place (two).  The copy is
+   bound by memory and page faults, the second making of the rows divides among the threads: on
+   2 cores one sweep took the H2O/6-31G sector from 3.6-4.5 s to 2.4-2.5 s, on 16 it lost 0.1-0.2 s
+   (its copy of 3.3 GB took 0.35-0.43 s).  auto: one sweep up to FCI_ONE_SWEEP_MAX_THREADS threads. */
+#define FCI_ONE_SWEEP_MAX_THREADS 4
+
+typedef enum {
+  FCI_SWEEPS_AUTO,
+  FCI_SWEEPS_ONE,
+  FCI_SWEEPS_TWO
+} FCISweeps;
+static const char *const FCISweepsNames[] = {"auto", "one", "two", "FCISweeps", "FCI_SWEEPS_", NULL};
+
 /* Can A be assembled on the device?  If not, why (for the error or the -info line). */
 static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space, PetscBool *possible, char why[], size_t len)
 {
@@ -330,20 +344,26 @@ static PetscErrorCode FCICSRArraysAllocate(PetscInt m, const PetscInt dnz[], con
 /* The CSR arrays of rows rstart..rend-1 (split at the columns cstart..cend-1 when mpi) made by the
    threads in one sweep: each row made once into blocks of its thread, the offsets, then the
    threads copy the rows where they belong, each a contiguous range (touching those pages first).
-   That holds part of the rows twice for a moment; without the memory for the blocks (*onesweep
-   false), two sweeps: counting, offsets, then each row made again and written in place.  t: the
-   start, the end of the first sweep, the end. */
-static PetscErrorCode FCICSRArraysMake(FCIRowGenerator gen, PetscBool mpi, PetscInt m, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, FCICSRArrays *c, PetscBool *onesweep, PetscLogDouble t[3])
+   That holds part of the rows twice for a moment.  Else (-fci_host_sweeps, or without the memory
+   for the blocks) two sweeps: counting, offsets, then each row made again and written in place;
+   *onesweep, and *how says which and why.  t: the start, the end of the first sweep, the end. */
+static PetscErrorCode FCICSRArraysMake(FCIRowGenerator gen, PetscBool mpi, PetscInt m, PetscInt rstart, PetscInt rend, PetscInt cstart, PetscInt cend, FCICSRArrays *c, PetscBool *onesweep, const char **how, PetscLogDouble t[3])
 {
-  PetscInt      *dnz, *onz;
-  FCISplitRows   rows;
+  PetscInt      *dnz, *onz, nthreads;
+  FCISplitRows   rows = NULL;
+  FCISweeps      sweeps = FCI_SWEEPS_AUTO;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-fci_host_sweeps", FCISweepsNames, (PetscEnum *)&sweeps, NULL));
+  PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
   PetscCall(PetscMalloc2(m, &dnz, mpi ? m : 0, &onz));
   PetscCall(PetscTime(&t[0]));
-  PetscCall(FCIRowGeneratorSweepSplitRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, &rows));
-  *onesweep = rows ? PETSC_TRUE : PETSC_FALSE;
+  if (sweeps == FCI_SWEEPS_ONE || (sweeps == FCI_SWEEPS_AUTO && nthreads <= FCI_ONE_SWEEP_MAX_THREADS)) {
+    PetscCall(FCIRowGeneratorSweepSplitRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, &rows));
+    *how = rows ? "rows made in one sweep" : "two sweeps (no memory for the blocks of one): counting sweep";
+    *onesweep = rows ? PETSC_TRUE : PETSC_FALSE;
+  } else *how = sweeps == FCI_SWEEPS_TWO ? "two sweeps (-fci_host_sweeps two): counting sweep" : "two sweeps (more than " PetscStringize(FCI_ONE_SWEEP_MAX_THREADS) " threads): counting sweep";
   if (!rows) PetscCall(FCIRowGeneratorCountRows(gen, rstart, rend, cstart, cend, dnz, mpi ? onz : NULL, NULL, NULL));
   PetscCall(PetscTime(&t[1]));
   ierr = FCICSRArraysAllocate(m, dnz, mpi ? onz : NULL, c);
@@ -363,6 +383,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   PetscContainer container;
   PetscInt       m, n, M, N, rstart, rend, cstart, cend, nthreads;
   PetscBool      mpi, onesweep = PETSC_FALSE;
+  const char    *how = "";
   MatType        type;
   const char    *prefix;
   PetscLogDouble t[3] = {0, 0, 0}, t3, tc[2];
@@ -377,7 +398,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   else cstart = 0, cend = N;
   PetscCall(FCIRowGeneratorGetThreads(gen, &nthreads));
   PetscCall(PetscNew(&c));
-  ierr = FCICSRArraysMake(gen, mpi, m, rstart, rend, cstart, cend, c, &onesweep, t);
+  ierr = FCICSRArraysMake(gen, mpi, m, rstart, rend, cstart, cend, c, &onesweep, &how, t);
   if (!ierr) ierr = mpi ? MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, c->i, c->j, c->a, c->oi, c->oj, c->oa, B) : MatCreateSeqAIJWithArrays(comm, m, N, c->i, c->j, c->a, B);
   if (ierr) { /* the arrays are the matrix's only once it exists */
     PetscCall(FCICSRArraysDestroy(c));
@@ -396,7 +417,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   PetscCall(MatSetOptionsPrefix(*B, prefix));
   PetscCall(MatSetFromOptions(*B));
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: %s %g s, %s %g s, %s taking the arrays %g s (AIJ's %g s, the conversion %g s, the options %g s)\n", rstart, rend, nthreads, onesweep ? "rows made in one sweep" : "two sweeps (no memory for the blocks of one): counting sweep", t[1] - t[0], onesweep ? "copied into place" : "rows written in place", t[2] - t[1], type, t3 - t[2], tc[0] - t[2], tc[1] - tc[0], t3 - tc[1]));
+  PetscCall(PetscInfo(*B, "FCI Hamiltonian rows %" PetscInt_FMT "..%" PetscInt_FMT " on %" PetscInt_FMT " threads: %s %g s, %s %g s, %s taking the arrays %g s (AIJ's %g s, the conversion %g s, the options %g s)\n", rstart, rend, nthreads, how, t[1] - t[0], onesweep ? "copied into place" : "rows written in place", t[2] - t[1], type, t3 - t[2], tc[0] - t[2], tc[1] - tc[0], t3 - tc[1]));
   PetscFunctionReturn(0);
 }
 
