@@ -466,14 +466,16 @@ static int FCIForEachRow(FCIRowGenerator gen, PetscInt rstart, PetscInt rend, FC
   FCI_OMP(omp parallel num_threads(gen->nthreads))
   {
     FCIThreadWork w;
+    const int     mine = FCIThreadWorkCreate(gen, &w);
 
-    if (FCIThreadWorkCreate(gen, &w)) {
+    if (mine) {
       FCI_OMP(omp atomic write)
       failed = 1;
-    } else {
-      FCI_OMP(omp for schedule(dynamic, 64))
-      for (PetscInt r = rstart; r < rend; r++) row(gen, r, &w, ctx);
     }
+    /* every thread meets the loop (OpenMP requires it); one without its work rows takes none */
+    FCI_OMP(omp for schedule(dynamic, 64))
+    for (PetscInt r = rstart; r < rend; r++)
+      if (!mine) row(gen, r, &w, ctx);
     FCIThreadWorkDestroy(&w);
   }
   return failed;
