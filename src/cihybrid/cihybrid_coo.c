@@ -54,7 +54,6 @@ static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const 
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
   PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow));
-  h->shadow.device_current  = PETSC_TRUE;
   h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
   *done           = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -223,9 +223,8 @@ PetscErrorCode CIHybridBecomeDeviceOnly(Mat A)
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
+  PetscCall(GpuMatsShadowMarkCurrentAhead(A, &h->shadow, 0));
   h->shadow.nnz   = h->fmt.nnz;
-  h->shadow.device_current  = PETSC_TRUE;
   h->host_current = PETSC_FALSE;
   h->device_only  = PETSC_TRUE;
   h->host_ops     = *A->ops;

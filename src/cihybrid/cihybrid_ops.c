@@ -30,9 +30,9 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
 #if GPUMATS_HAVE_CUDA
   PetscCall(CIHybridDeviceDestroy(&h->dev));
 #endif
-  h->host_current = PETSC_FALSE;
-  h->shadow.device_current  = PETSC_FALSE;
-  h->shadow.built = PETSC_FALSE;
+  h->host_current          = PETSC_FALSE;
+  h->shadow.device_current = PETSC_FALSE;
+  h->shadow.built          = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -97,8 +97,8 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   }
   PetscCall(PetscTime(&t[1]));
   if (change != GPUMATS_SHADOW_CURRENT) {
-    h->host_current = PETSC_FALSE;
-    h->shadow.device_current  = PETSC_FALSE;
+    h->host_current          = PETSC_FALSE;
+    h->shadow.device_current = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
     h->shadow.nnz = h->fmt.nnz;
   }

@@ -301,9 +301,8 @@ PetscErrorCode GpuMatsCOODeviceValuesSet(Mat A, GpuMatsShadow *shadow)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  /* the device copy holds these values already: current now, and after the assembly that
+  /* the device copy holds these values already: current after the assembly that
      MatSetValuesCOO() does next (one state increase) */
-  PetscCall(GpuMatsShadowMarkCurrent(A, shadow));
-  shadow->state++;
+  PetscCall(GpuMatsShadowMarkCurrentAhead(A, shadow, 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

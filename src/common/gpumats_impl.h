@@ -85,6 +85,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode GpuMatsShadowCheck(Mat, const GpuMatsShadow *, GpuMatsShadowChange *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrent(Mat, GpuMatsShadow *);
+PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrentAhead(Mat, GpuMatsShadow *, PetscInt);
 PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
 /* A MATSEQAIJ B becomes the shadow type 'seqtype': B->spptr (whose first member is the
    GpuMatsShadow) must be set; installs the multiplies, the backend and dense-product

@@ -25,6 +25,17 @@ PetscErrorCode GpuMatsShadowMarkCurrent(Mat A, GpuMatsShadow *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The device copy already holds the values A will have after 'raises' more state increases
+   (those the interface function makes after the op that changed them on both copies). */
+PetscErrorCode GpuMatsShadowMarkCurrentAhead(Mat A, GpuMatsShadow *s, PetscInt raises)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsShadowMarkCurrent(A, s));
+  s->state += raises;
+  s->device_current = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The matrix a MatConvert() to or from a shadow type changes: A itself
    (MAT_INPLACE_MATRIX) or a copy of it (MAT_INITIAL_MATRIX). For
    MAT_REUSE_MATRIX the values are copied into *newmat and *B is NULL:

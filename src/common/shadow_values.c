@@ -36,7 +36,6 @@ static PetscErrorCode ShadowDeviceFollow(Mat A, PetscBool ready, PetscObjectStat
 {
   GpuMatsShadow   *s    = GpuMatsShadowOf(A);
   PetscBool        done = PETSC_FALSE;
-  PetscObjectState state;
 
   PetscFunctionBegin;
   if (!ready) PetscFunctionReturn(PETSC_SUCCESS);
@@ -45,8 +44,7 @@ static PetscErrorCode ShadowDeviceFollow(Mat A, PetscBool ready, PetscObjectStat
     PetscCall(PetscInfo(A, "%s: %s on the host only: the values are uploaded again at the next product\n", ((PetscObject)A)->type_name, what));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  s->state = state + raises;
+  PetscCall(GpuMatsShadowMarkCurrentAhead(A, s, raises));
   PetscCall(PetscInfo(A, "%s: %s on the host master and on the device copy: nothing to upload at the next product\n", ((PetscObject)A)->type_name, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -10,8 +10,8 @@ PetscErrorCode MatPCSRFreeDevice_SeqAIJPCSR(Mat A)
 #if GPUMATS_HAVE_CUDA
   PetscCall(PCSRDeviceDestroy(&p->dev));
 #endif
-  p->shadow.device_current  = PETSC_FALSE;
-  p->shadow.built = PETSC_FALSE;
+  p->shadow.device_current = PETSC_FALSE;
+  p->shadow.built          = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -46,8 +46,7 @@ static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscSca
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
   PetscCall(GpuMatsCOODeviceValuesSet(A, &p->shadow));
-  p->shadow.device_current = PETSC_TRUE;
-  *done          = PETSC_TRUE;
+  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
