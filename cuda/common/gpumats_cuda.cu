@@ -168,10 +168,14 @@ PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why)
 {
   PetscFunctionBegin;
   if (!GpuMatsCUDA.checked) {
+    PetscLogDouble t0, t1;
+
     PetscCall(PetscRegisterFinalize(GpuMatsCUDAFinalize));
     GpuMatsCUDA.checked = PETSC_TRUE;
+    PetscCall(PetscTime(&t0));
     PetscCall(GpuMatsCUDAProbe());
-    if (GpuMatsCUDA.avail) PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d\n", GpuMatsCUDA.device));
+    PetscCall(PetscTime(&t1));
+    if (GpuMatsCUDA.avail) PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d (its context made in %.3g s)\n", GpuMatsCUDA.device, t1 - t0));
     else PetscCall(PetscInfo(NULL, "gpumats runs on the host: %s\n", GpuMatsCUDA.why));
   }
   if (avail) *avail = GpuMatsCUDA.avail;
