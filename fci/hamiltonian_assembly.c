@@ -182,6 +182,8 @@ static PetscErrorCode FCIHamiltonianTryDevice(const FCIIntegrals *ints, const FC
   PetscFunctionBeginUser;
   PetscCall(MatGetOptionsPrefix(A, &prefix));
   PetscCall(PetscOptionsGetEnum(NULL, prefix, "-fci_assembly", FCIAssemblies, (PetscEnum *)&assembly, NULL));
+  *done = PETSC_FALSE;
+  if (assembly == FCI_ASSEMBLY_HOST) PetscFunctionReturn(0); /* no device asked: its context waits for the first product */
   PetscCall(FCIDeviceAssemblyPossible(A, space, &possible, why, sizeof(why)));
   PetscCheck(possible || assembly != FCI_ASSEMBLY_DEVICE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-fci_assembly device: the Hamiltonian cannot be made on the GPU: %s", why);
   *done = (PetscBool)(assembly != FCI_ASSEMBLY_HOST && possible);

@@ -22,6 +22,7 @@ static struct {
   PetscBool    avail;
   char         why[256];
   int          device;
+  int          ndevices; /* GpuMatsCUDADevicePresent's count: 0 not counted yet, -1 none usable */
   cudaStream_t stream; /* only when PETSc has no CUDA: ours, created on first use */
 } GpuMatsCUDA;
 
@@ -197,6 +198,35 @@ static PetscErrorCode GpuMatsCUDAStream(cudaStream_t *stream)
   if (!GpuMatsCUDA.stream) GpuMatsCallCUDA(cudaStreamCreateWithFlags(&GpuMatsCUDA.stream, cudaStreamNonBlocking));
   *stream = GpuMatsCUDA.stream;
 #endif
+  PetscFunctionReturn(0);
+}
+
+/* Is there a CUDA device, without making its context?  The matrices' default vector type is
+   set while they are made, and the context (made by GpuMatsCUDAInitialize, 0.1-0.2 s on an H100)
+   then waits for their first product, as aijcusparse's does; a device present that turns out
+   unusable then leaves the products on the host and says so. */
+PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present)
+{
+  PetscFunctionBegin;
+  if (GpuMatsCUDA.checked) {
+    *present = GpuMatsCUDA.avail;
+    PetscFunctionReturn(0);
+  }
+  if (!GpuMatsCUDA.ndevices) {
+    if (cudaGetDeviceCount(&GpuMatsCUDA.ndevices) != cudaSuccess || GpuMatsCUDA.ndevices <= 0) {
+      (void)cudaGetLastError();
+      GpuMatsCUDA.ndevices = -1;
+    }
+#if defined(PETSC_HAVE_CUDA)
+    {
+      PetscBool disabled;
+
+      PetscCall(GpuMatsCUDADisabledInPETSc(&disabled));
+      if (disabled) GpuMatsCUDA.ndevices = -1;
+    }
+#endif
+  }
+  *present = (PetscBool)(GpuMatsCUDA.ndevices > 0);
   PetscFunctionReturn(0);
 }
 

@@ -14,6 +14,8 @@ extern "C" {
    all gpumats kernels and copies use: PETSc's current CUDA stream when PETSc has CUDA, else one
    owned by gpumats) are exported for the kernel interfaces' callers: <gpumats_cuda_context.h>. */
 PetscErrorCode GpuMatsCUDASynchronize(void);
+/* Is a device there (counted, its context not made)? */
+PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present);
 
 /* Allocation errors are PETSc errors naming 'what', the bytes asked and the bytes free. */
 PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what);

@@ -32,16 +32,17 @@ PetscErrorCode GpuMatsBackendUsesDevice(Mat A, GpuMatsBackend backend, PetscBool
 }
 
 /* With a CUDA PETSc, vectors made by MatCreateVecs live on the device when the
-   multiplies do, so solvers never copy. */
+   multiplies do, so solvers never copy.  A device present is enough to say so: its context
+   is made at the first product, not while the matrix is made. */
 PetscErrorCode GpuMatsSetDefaultVecType(Mat A, GpuMatsBackend backend)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA) && GPUMATS_HAVE_CUDA
   {
-    PetscBool uses = PETSC_FALSE;
+    PetscBool present = PETSC_FALSE;
 
-    if (backend != GPUMATS_BACKEND_HOST) PetscCall(GpuMatsBackendUsesDevice(A, GPUMATS_BACKEND_AUTO, &uses));
-    PetscCall(MatSetVecType(A, uses ? VECCUDA : VECSTANDARD));
+    if (backend != GPUMATS_BACKEND_HOST && !A->boundtocpu) PetscCall(GpuMatsCUDADevicePresent(&present));
+    PetscCall(MatSetVecType(A, present ? VECCUDA : VECSTANDARD));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
