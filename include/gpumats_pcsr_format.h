@@ -39,6 +39,8 @@ typedef struct _n_PCSRDevice *PCSRDevice;
    out of [0, ncols) is an error.  Allocation errors name the array and the sizes. */
 PETSC_EXTERN PetscErrorCode PCSRDeviceCreateFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PCSRDevice *dev);
 PETSC_EXTERN PetscErrorCode PCSRDeviceDestroy(PCSRDevice *dev);
+/* The rows' statistics, made on the device with the copy (as PCSRRowStatsFromCSR makes them). */
+PETSC_EXTERN PetscErrorCode PCSRDeviceGetRowStats(PCSRDevice dev, PCSRRowStats *stats);
 /* Device memory held: the CSR arrays, the middle array v (once the paper's kernel ran),
    the adaptive kernel's row blocks and the transposed copy (once built). */
 PETSC_EXTERN PetscErrorCode PCSRDeviceBytes(PCSRDevice dev, size_t *bytes);

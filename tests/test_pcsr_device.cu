@@ -316,6 +316,19 @@ static PetscErrorCode CheckAllProducts(PCSRDevice dev, const TestMatrix *M, Work
   PetscFunctionReturn(0);
 }
 
+/* The statistics made on the device with the copy are the host's (PCSRRowStatsFromCSR). */
+static PetscErrorCode CheckRowStats(PCSRDevice dev, const TestMatrix *M)
+{
+  PCSRRowStats d, h;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCSRDeviceGetRowStats(dev, &d));
+  PCSRRowStatsFromCSR(M->nrows, M->ncols, M->ai, &h);
+  PetscCheck(d.nrows == h.nrows && d.ncols == h.ncols && d.nnz == h.nnz && d.max_row_len == h.max_row_len && d.empty_rows == h.empty_rows && PetscAbsReal(d.mean_row_len - h.mean_row_len) <= 1e-12 * PetscMax(1.0, h.mean_row_len) && PetscAbsReal(d.stddev_row_len - h.stddev_row_len) <= 1e-9 * PetscMax(1.0, h.stddev_row_len), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "pcsr_device: %s: row statistics on the device (nnz %" PetscInt64_FMT ", longest %" PetscInt64_FMT ", %" PetscInt64_FMT " empty, mean %g, deviation %g) differ from the host's (%" PetscInt64_FMT ", %" PetscInt64_FMT ", %" PetscInt64_FMT ", %g, %g)", M->name, d.nnz, d.max_row_len, d.empty_rows, d.mean_row_len, d.stddev_row_len, h.nnz, h.max_row_len, h.empty_rows, h.mean_row_len, h.stddev_row_len);
+  PetscFunctionReturn(0);
+}
+
 /* every_k: the SpMM at every k from 1 to 17 (each column-tile remainder of the short-row
    kernel), then the wider ones of the few k used otherwise. */
 static PetscErrorCode RunMatrix(TestMatrix *M, PetscBool every_k)
@@ -329,6 +342,7 @@ static PetscErrorCode RunMatrix(TestMatrix *M, PetscBool every_k)
 
   PetscFunctionBeginUser;
   PetscCall(PCSRDeviceCreateFromCSR(M->nrows, M->ncols, M->ai, M->aj, M->aa, &dev));
+  PetscCall(CheckRowStats(dev, M));
   PetscCall(PCSRDeviceBytes(dev, &bytes0));
   PetscCall(WorkCreate(M, &w));
   PetscCall(CheckAllProducts(dev, M, &w, ""));

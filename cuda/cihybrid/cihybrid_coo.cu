@@ -89,8 +89,6 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
 {
   void          *stream;
   const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nrows + CIHYBRID_COO_THREADS - 1) / CIHYBRID_COO_THREADS, (int64_t)1 << 16);
-  PetscBool      reg;
-  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCheck(dev->nrows == coo->nrows && dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO map of %d rows, %d stored entries for a device copy of %" PetscInt_FMT " rows, %" PetscInt64_FMT " entries", (int)coo->nrows, (int)coo->nnz, dev->nrows, dev->nnz);
@@ -99,9 +97,6 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
   CIHybridCOOSum<<<blocks, CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, coo->rowptr, coo->jmap, coo->perm, v, add ? 1 : 0, dev->pitch, dev->ell_len, dev->csr_start, dev->ell_val, dev->csr_val, coo->values);
   GpuMatsCallCUDA(cudaGetLastError());
   /* the host master gets the same values (the copy waits for the kernel) */
-  reg  = GpuMatsCUDAHostRegister(host_values, (size_t)coo->nnz * sizeof(PetscScalar));
-  ierr = GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar));
-  GpuMatsCUDAHostUnregister(host_values, reg);
-  PetscCall(ierr);
+  PetscCall(GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

@@ -111,7 +111,7 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   const PetscInt64 total    = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
   const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
   PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
-  PetscBool        ok       = PETSC_FALSE, reg_vals = PETSC_FALSE, reg_cols = PETSC_FALSE;
+  PetscBool        ok       = PETSC_FALSE;
   PetscInt        *tcols = NULL, *rowptr_dev = NULL;
   PetscScalar     *tvals = NULL;
   int             *bad   = NULL, hbad = 0;
@@ -128,8 +128,6 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     if (ok) break;
   }
   if (!ierr && chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) ierr = PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk);
-  if (!ierr) reg_vals = GpuMatsCUDAHostRegister(aa + ai[0], (size_t)total * sizeof(PetscScalar));
-  if (!ierr && aj) reg_cols = GpuMatsCUDAHostRegister(aj + ai[0], (size_t)total * sizeof(PetscInt));
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
   for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
@@ -145,8 +143,6 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
-  GpuMatsCUDAHostUnregister(aa + ai[0], reg_vals);
-  if (aj) GpuMatsCUDAHostUnregister(aj + ai[0], reg_cols);
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));

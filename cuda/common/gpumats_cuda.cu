@@ -303,10 +303,13 @@ PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes)
 {
   cudaStream_t s;
   const size_t piece = bytes <= GPUMATS_PIECEWISE_COPY_MAX ? GPUMATS_INLINE_COPY_BYTES : bytes;
+  PetscBool    staged;
 
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAStream(&s));
+  PetscCall(GpuMatsCUDATransferLarge(dst, src, bytes, PETSC_TRUE, &staged));
+  if (staged) PetscFunctionReturn(0);
   for (size_t at = 0; at < bytes; at += piece) GpuMatsCallCUDA(cudaMemcpyAsync((char *)dst + at, (const char *)src + at, PetscMin(piece, bytes - at), cudaMemcpyHostToDevice, s));
   GpuMatsCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(0);
@@ -315,10 +318,13 @@ PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes)
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes)
 {
   cudaStream_t s;
+  PetscBool    staged;
 
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAStream(&s));
+  PetscCall(GpuMatsCUDATransferLarge(dst, src, bytes, PETSC_FALSE, &staged));
+  if (staged) PetscFunctionReturn(0);
   GpuMatsCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
   GpuMatsCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(0);
@@ -413,22 +419,4 @@ PetscErrorCode GpuMatsStageDownload(GpuMatsStage *stage, void *host, size_t byte
   GpuMatsCallCUDA(cudaStreamSynchronize(s));
   memcpy(host, stage->pinned, bytes);
   PetscFunctionReturn(0);
-}
-
-/* Page-locks a host array for the upload (about 1.5x faster than from pageable memory for
-   large arrays, registration included: 0.25 s against 0.39 s for 3.3 GB on an H200);
-   returns whether it did, and never fails: the upload works either way. */
-#define GPUMATS_REGISTER_MIN_BYTES ((size_t)64 << 20)
-
-PetscBool GpuMatsCUDAHostRegister(const void *ptr, size_t bytes)
-{
-  if (bytes < GPUMATS_REGISTER_MIN_BYTES) return PETSC_FALSE;
-  if (cudaHostRegister((void *)ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) return PETSC_TRUE;
-  (void)cudaGetLastError();
-  return PETSC_FALSE;
-}
-
-void GpuMatsCUDAHostUnregister(const void *ptr, PetscBool registered)
-{
-  if (registered && cudaHostUnregister((void *)ptr) != cudaSuccess) (void)cudaGetLastError();
 }

@@ -24,6 +24,11 @@ PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what);
 PetscErrorCode GpuMatsCUDATryMalloc(void **ptr, size_t bytes, PetscBool *ok);
 PetscErrorCode GpuMatsCUDAFree(void *ptr);
 PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes);
+/* dst <- src, to or from the device, by several host threads through pinned chunks
+   (gpumats_transfer.cu), returning when done; *staged false when the copy should go as one
+   plain copy instead: small, the host side pinned already, or one thread.  The two copies
+   above take this way when they can. */
+PetscErrorCode GpuMatsCUDATransferLarge(void *dst, const void *src, size_t bytes, PetscBool to_device, PetscBool *staged);
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes);
 PetscErrorCode GpuMatsCUDACopyOnDevice(void *dst, const void *src, size_t bytes);
@@ -54,8 +59,7 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
 
 /* Page-locks a large host array (64 MiB or more) for a faster upload, and
    says whether it did; never fails: the upload works either way. */
-PetscBool GpuMatsCUDAHostRegister(const void *ptr, size_t bytes);
-void      GpuMatsCUDAHostUnregister(const void *ptr, PetscBool registered);
+
 
 /* The COO map of an AIJ subclass (common/coo.c) made on the device from AIJ's host CSR (ai, aj,
    nrows rows) and the COO indices (ci, cj, n entries, host arrays): stored entry p sums the COO

@@ -62,8 +62,6 @@ PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const P
 {
   void          *stream;
   const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nnz + PCSR_COO_THREADS - 1) / PCSR_COO_THREADS, (int64_t)1 << 16);
-  PetscBool      reg;
-  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCheck(dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR COO map of %d stored entries for a device copy of %d", (int)coo->nnz, (int)dev->nnz);
@@ -73,9 +71,6 @@ PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const P
   GpuMatsCallCUDA(cudaGetLastError());
   if (dev->t_built) dev->t_stale = PETSC_TRUE;
   /* the host master gets the same values (the copy waits for the kernel) */
-  reg  = GpuMatsCUDAHostRegister(host_values, (size_t)coo->nnz * sizeof(PetscScalar));
-  ierr = GpuMatsCUDACopyToHost(host_values, dev->val, (size_t)coo->nnz * sizeof(PetscScalar));
-  GpuMatsCUDAHostUnregister(host_values, reg);
-  PetscCall(ierr);
+  PetscCall(GpuMatsCUDACopyToHost(host_values, dev->val, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

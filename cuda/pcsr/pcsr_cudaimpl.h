@@ -44,7 +44,8 @@ typedef struct {
 
 struct _n_PCSRDevice {
   int32_t  nrows, ncols, nnz;
-  int32_t  max_row_len; /* the longest row, from the host row pointers */
+  int32_t  max_row_len; /* the longest row */
+  PCSRRowStats stats;   /* of the rows, from the device row pointers (PCSRDeviceRowPointers) */
   int32_t *ptr;         /* nrows + 1 (NULL when nrows == 0) */
   int32_t *col;         /* nnz */
   double  *val;         /* nnz */
@@ -66,15 +67,19 @@ struct _n_PCSRDevice {
   size_t bytes; /* device memory held by every array above */
 };
 
+/* ai (host, nrows + 1, from ai[0]) into dev->ptr from 0, checked nondecreasing, and the
+   rows' statistics into dev->stats (pcsr_rows.cu). */
+PetscErrorCode PCSRDeviceRowPointers(PCSRDevice dev, const PetscInt *ai);
+
 /* The matrix, or its transposed copy, as the kernels read it. */
 PetscErrorCode PCSRDeviceGetCSR(PCSRDevice dev, PetscBool transposed, PCSRDeviceCSR *A);
 
 /* y = A x (+ y0) with a group of lanes per row (MAT_PCSR_KERNEL_VECTOR). */
 PetscErrorCode PCSRDeviceCSRMultVector(const PCSRDeviceCSR *A, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
-/* Row blocks of the CSR matrix whose host row pointers (rebased to 0) are hptr, on the
-   device and counted in dev->bytes; and their release. */
-PetscErrorCode PCSRRowBlocksCreate(PCSRDevice dev, int32_t nrows, const int32_t *hptr, PCSRRowBlocks *rb);
+/* Row blocks of the CSR matrix whose device row pointers (from 0) are ptr, made on the
+   device and counted in dev->bytes; and their release (pcsr_rows.cu). */
+PetscErrorCode PCSRRowBlocksCreate(PCSRDevice dev, int32_t nrows, const int32_t *ptr, PCSRRowBlocks *rb);
 PetscErrorCode PCSRRowBlocksDestroy(PCSRDevice dev, PCSRRowBlocks *rb);
 
 /* y = A x (+ y0) with the adaptive kernel on any CSR and its row blocks: the transposed

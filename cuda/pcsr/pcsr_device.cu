@@ -1,6 +1,6 @@
 /* The device copy of a PCSR matrix: plain CSR with int32 indices made from the host
-   AIJ arrays (row pointers rebased to 0 and checked on the host, columns checked on the
-   device), the adaptive kernel's row blocks, value refresh, release, bytes held. */
+   AIJ arrays (row pointers, their statistics and the adaptive kernel's row blocks made on the
+   device: pcsr_rows.cu; columns checked on the device), value refresh, release, bytes held. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -104,10 +104,7 @@ static PetscErrorCode PCSRDeviceUploadColumns(PCSRDevice d, const PetscInt *aj, 
   PetscCall(GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "PCSR column check flag"));
   ierr = GpuMatsCUDACopyToDevice(bad, &none, sizeof(int));
   if (!ierr && sizeof(PetscInt) == sizeof(int32_t)) { /* the host columns are already int32: copy, then check in place */
-    const PetscBool reg = GpuMatsCUDAHostRegister(aj, (size_t)nnz * sizeof(PetscInt));
-
     ierr = GpuMatsCUDACopyToDevice(d->col, aj, (size_t)nnz * sizeof(int32_t));
-    GpuMatsCUDAHostUnregister(aj, reg);
     if (!ierr) ierr = PCSRCheckColumnsLaunch<int32_t>(d->col, nnz, 0, (int)d->ncols, NULL, bad);
   } else if (!ierr) { /* wider PetscInt: through a temporary device buffer, a chunk at a time */
     PetscInt64 chunk = PetscMin(nnz, PCSR_CONVERT_CHUNK);
@@ -133,137 +130,29 @@ static PetscErrorCode PCSRDeviceUploadColumns(PCSRDevice d, const PetscInt *aj, 
 
 static PetscErrorCode PCSRDeviceUploadValues(PCSRDevice d, const PetscScalar *aa)
 {
-  const size_t    bytes = (size_t)d->nnz * sizeof(PetscScalar);
-  const PetscBool reg   = GpuMatsCUDAHostRegister(aa, bytes);
-  PetscErrorCode  ierr;
-
   PetscFunctionBegin;
-  ierr = GpuMatsCUDACopyToDevice(d->val, aa, bytes);
-  GpuMatsCUDAHostUnregister(aa, reg);
-  PetscCall(ierr);
-  PetscFunctionReturn(0);
-}
-
-/* ---- row blocks of MAT_PCSR_KERNEL_ADAPTIVE (host, from the rebased row pointers) -------- */
-
-/* Counts the blocks (row and chunk NULL) or fills them; see struct _n_PCSRDevice.  Rows
-   are added to a block while its nonzeros fit the window and it has at most
-   PCSR_ADAPTIVE_MAX_ROWS rows; a row longer than the window gets blocks of its own, one
-   per PCSR_ADAPTIVE_LONG_CHUNK nonzeros; a block that ends with a single row is reduced
-   by the whole thread block (chunk 0) rather than by one warp of the short-row path. */
-static PetscInt64 PCSRAdaptiveRowBlocks(int32_t nrows, const int32_t *ptr, int32_t *row, int32_t *chunk, PetscBool *chunked)
-{
-  PetscInt64 nb = 0;
-  int32_t    r  = 0;
-
-  *chunked = PETSC_FALSE;
-  while (r < nrows) {
-    const int32_t len = ptr[r + 1] - ptr[r];
-
-    if (len > PCSR_ADAPTIVE_WINDOW) {
-      const int32_t nchunks = (int32_t)(((PetscInt64)len + PCSR_ADAPTIVE_LONG_CHUNK - 1) / PCSR_ADAPTIVE_LONG_CHUNK);
-
-      for (int32_t j = 0; j < nchunks; j++, nb++)
-        if (row) row[nb] = r, chunk[nb] = j;
-      if (nchunks > 1) *chunked = PETSC_TRUE;
-      r++;
-    } else {
-      const int32_t start = r;
-      int32_t       fill  = 0;
-
-      while (r < nrows && r - start < PCSR_ADAPTIVE_MAX_ROWS && ptr[r + 1] - ptr[r] <= PCSR_ADAPTIVE_WINDOW - fill) {
-        fill += ptr[r + 1] - ptr[r];
-        r++;
-      }
-      if (row) row[nb] = start, chunk[nb] = r - start == 1 ? 0 : -1;
-      nb++;
-    }
-  }
-  if (row) row[nb] = nrows;
-  return nb;
-}
-
-PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *hptr, PCSRRowBlocks *rb)
-{
-  PetscBool  chunked;
-  PetscInt64 nb = PCSRAdaptiveRowBlocks(nrows, hptr, NULL, NULL, &chunked);
-  int32_t   *hrow = NULL, *hchunk = NULL;
-  char       what[128];
-
-  PetscFunctionBegin;
-  PetscCheck(nb < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR adaptive kernel: %lld row blocks for %d rows, more than 2^31-1: use more MPI processes", (long long)nb, (int)nrows);
-  rb->nblocks = (int32_t)nb;
-  PetscCall(PetscMalloc2(nb + 1, &hrow, PetscMax(nb, 1), &hchunk));
-  (void)PCSRAdaptiveRowBlocks(nrows, hptr, hrow, hchunk, &chunked);
-  {
-    PetscErrorCode ierr;
-
-    snprintf(what, sizeof(what), "PCSR adaptive row blocks (%lld blocks)", (long long)nb);
-    ierr = PCSRDeviceAllocate(d, (void **)&rb->row, (size_t)(nb + 1) * sizeof(int32_t), what);
-    if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&rb->chunk, (size_t)nb * sizeof(int32_t), what);
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(rb->row, hrow, (size_t)(nb + 1) * sizeof(int32_t));
-    if (!ierr) ierr = GpuMatsCUDACopyToDevice(rb->chunk, hchunk, (size_t)nb * sizeof(int32_t));
-    if (!ierr && chunked) {
-      snprintf(what, sizeof(what), "PCSR adaptive long-row partial sums (%lld blocks)", (long long)nb);
-      ierr = PCSRDeviceAllocate(d, (void **)&rb->partial, (size_t)nb * sizeof(double), what);
-      if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&rb->arrived, (size_t)nb * sizeof(int32_t), what);
-      if (!ierr) ierr = GpuMatsCUDAMemset(rb->arrived, 0, (size_t)nb * sizeof(int32_t));
-    }
-    PetscCall(PetscFree2(hrow, hchunk));
-    PetscCall(ierr);
-  }
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode PCSRRowBlocksDestroy(PCSRDevice d, PCSRRowBlocks *rb)
-{
-  const size_t nb = (size_t)rb->nblocks;
-
-  PetscFunctionBegin;
-  PetscCall(PCSRDeviceRelease(d, (void **)&rb->row, (nb + 1) * sizeof(int32_t)));
-  PetscCall(PCSRDeviceRelease(d, (void **)&rb->chunk, nb * sizeof(int32_t)));
-  PetscCall(PCSRDeviceRelease(d, (void **)&rb->partial, nb * sizeof(double)));
-  PetscCall(PCSRDeviceRelease(d, (void **)&rb->arrived, nb * sizeof(int32_t)));
-  rb->nblocks = 0;
+  PetscCall(GpuMatsCUDACopyToDevice(d->val, aa, (size_t)d->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
 
 /* ---- creation ------------------------------------------------------------------------- */
 
-/* The row pointers rebased to 0 as int32 (host), checked to be nondecreasing. */
-static PetscErrorCode PCSRHostRowPointers(PetscInt nrows, const PetscInt *ai, int32_t *hptr, int32_t *max_row_len)
+/* Row of entry k (host row pointers, from ai[0]): for the error message. */
+static PetscInt PCSRHostRowOf(const PetscInt *ai, PetscInt nrows, PetscInt64 k)
 {
-  int32_t maxlen = 0;
-
-  PetscFunctionBegin;
-  hptr[0] = 0;
-  for (PetscInt i = 0; i < nrows; i++) {
-    const PetscInt64 len = (PetscInt64)ai[i + 1] - ai[i];
-
-    PetscCheck(len >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "PCSR: row pointers decrease at row %" PetscInt_FMT " (ai[%" PetscInt_FMT "] = %" PetscInt_FMT " > ai[%" PetscInt_FMT "] = %" PetscInt_FMT "): they must be nondecreasing", i, i, ai[i], i + 1, ai[i + 1]);
-    hptr[i + 1] = (int32_t)((PetscInt64)ai[i + 1] - ai[0]);
-    if (len > maxlen) maxlen = (int32_t)len;
-  }
-  *max_row_len = maxlen;
-  PetscFunctionReturn(0);
-}
-
-/* Row of entry k (host row pointers): for the error message. */
-static int32_t PCSRHostRowOf(const int32_t *hptr, int32_t nrows, int32_t k)
-{
-  int32_t lo = 0, hi = nrows; /* hptr[lo] <= k < hptr[hi] */
+  PetscInt lo = 0, hi = nrows; /* ai[lo] - ai[0] <= k < ai[hi] - ai[0] */
 
   while (hi - lo > 1) {
-    const int32_t mid = lo + (hi - lo) / 2;
+    const PetscInt mid = lo + (hi - lo) / 2;
 
-    if (hptr[mid] <= k) lo = mid;
+    if ((PetscInt64)ai[mid] - ai[0] <= k) lo = mid;
     else hi = mid;
   }
   return lo;
 }
 
 /* Allocates and fills every array of d; on error the caller releases what was allocated. */
-static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   const size_t   nnz = (size_t)d->nnz;
   int            first_bad;
@@ -278,20 +167,20 @@ static PetscErrorCode PCSRDeviceUpload(PCSRDevice d, const int32_t *hptr, const 
   PetscCall(PCSRDeviceAllocate(d, (void **)&d->col, nnz * sizeof(int32_t), what));
   snprintf(what, sizeof(what), "PCSR values (%zu nonzeros)", nnz);
   PetscCall(PCSRDeviceAllocate(d, (void **)&d->val, nnz * sizeof(double), what));
-  PetscCall(GpuMatsCUDACopyToDevice(d->ptr, hptr, ((size_t)d->nrows + 1) * sizeof(int32_t)));
+  PetscCall(PCSRDeviceRowPointers(d, ai));
   (void)PetscTime(&t[1]);
-  PetscCall(PCSRDeviceUploadColumns(d, aj, &first_bad));
+  PetscCall(PCSRDeviceUploadColumns(d, nnz ? aj + ai[0] : NULL, &first_bad));
   (void)PetscTime(&t[2]);
   if (first_bad != INT32_MAX) {
-    const int32_t row = PCSRHostRowOf(hptr, d->nrows, first_bad);
+    const PetscInt row = PCSRHostRowOf(ai, d->nrows, first_bad);
 
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR: entry %d (row %d) has column %" PetscInt_FMT ", outside [0, %d): columns must lie in [0, ncols)", first_bad, (int)row, aj[first_bad], (int)d->ncols);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSR: entry %d (row %" PetscInt_FMT ") has column %" PetscInt_FMT ", outside [0, %d): columns must lie in [0, ncols)", first_bad, row, aj[ai[0] + first_bad], (int)d->ncols);
   }
-  PetscCall(PCSRDeviceUploadValues(d, aa));
+  PetscCall(PCSRDeviceUploadValues(d, nnz ? aa + ai[0] : NULL));
   (void)PetscTime(&t[3]);
-  PetscCall(PCSRRowBlocksCreate(d, d->nrows, hptr, &d->blocks));
+  PetscCall(PCSRRowBlocksCreate(d, d->nrows, d->ptr, &d->blocks));
   (void)PetscTime(&t[4]);
-  PetscCall(PetscInfo(NULL, "PCSR device copy of %d rows, %zu nonzeros: allocation and row pointers %.3g ms, columns %.3g ms, values %.3g ms, row blocks (%d) %.3g ms\n", (int)d->nrows, nnz, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3, (int)d->blocks.nblocks, (t[4] - t[3]) * 1e3));
+  PetscCall(PetscInfo(NULL, "PCSR device copy of %d rows, %zu nonzeros: allocation, row pointers and their statistics %.3g ms, columns %.3g ms, values %.3g ms, row blocks (%d) %.3g ms\n", (int)d->nrows, nnz, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3, (int)d->blocks.nblocks, (t[4] - t[3]) * 1e3));
   PetscFunctionReturn(0);
 }
 
@@ -299,7 +188,6 @@ PetscErrorCode PCSRDeviceCreateFromCSR(PetscInt nrows, PetscInt ncols, const Pet
 {
   PCSRDevice     d;
   PetscInt64     nnz;
-  int32_t       *hptr = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -311,26 +199,24 @@ PetscErrorCode PCSRDeviceCreateFromCSR(PetscInt nrows, PetscInt ncols, const Pet
              "PCSR matrix of %" PetscInt_FMT " rows, %" PetscInt_FMT " columns, %" PetscInt64_FMT " nonzeros: the device copy has int32 indices, so rows and columns must be below 2^31-1 and nonzeros at most %lld; use more MPI processes", nrows, ncols, nnz, (long long)PCSR_MAX_NNZ);
   PetscCheck(!nnz || (aj && aa), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR: %" PetscInt64_FMT " nonzeros but the column or value array is NULL", nnz);
 
-  PetscCall(PetscMalloc1(nrows + 1, &hptr));
   PetscCall(PetscNew(&d));
   d->nrows = (int32_t)nrows;
   d->ncols = (int32_t)ncols;
   d->nnz   = (int32_t)nnz;
-  {
-    PetscLogDouble t0, t1;
-
-    (void)PetscTime(&t0);
-    ierr = PCSRHostRowPointers(nrows, ai, hptr, &d->max_row_len);
-    (void)PetscTime(&t1);
-    if (!ierr) ierr = PetscInfo(NULL, "PCSR row pointers rebased on the host: %.3g ms\n", (t1 - t0) * 1e3);
-  }
-  if (!ierr) ierr = PCSRDeviceUpload(d, hptr, nnz ? aj + ai[0] : NULL, nnz ? aa + ai[0] : NULL);
-  PetscCall(PetscFree(hptr));
+  ierr     = PCSRDeviceUpload(d, ai, aj, aa);
   if (ierr) { /* release what was allocated before the failure, then pass the error on */
     (void)PCSRDeviceDestroy(&d);
     PetscCall(ierr);
   }
   *dev = d;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceGetRowStats(PCSRDevice dev, PCSRRowStats *stats)
+{
+  PetscFunctionBegin;
+  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSR device copy is NULL: create it with PCSRDeviceCreateFromCSR first");
+  *stats = dev->stats;
   PetscFunctionReturn(0);
 }
 

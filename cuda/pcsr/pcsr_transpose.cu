@@ -79,22 +79,6 @@ static PetscErrorCode PCSRDeviceMultTransposeAtomic(PCSRDevice dev, cudaStream_t
 /* ------------------------------------------------------------------------------------- */
 /* COPY */
 
-/* The row blocks of the transposed copy, from its row pointers brought to the host:
-   once per structure (the copy's structure does not change with A's values). */
-static PetscErrorCode PCSRDeviceTransposeRowBlocks(PCSRDevice dev)
-{
-  int32_t       *hptr;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1((size_t)dev->ncols + 1, &hptr));
-  ierr = GpuMatsCUDACopyToHost(hptr, dev->t_ptr, ((size_t)dev->ncols + 1) * sizeof(int32_t));
-  if (!ierr) ierr = PCSRRowBlocksCreate(dev, dev->ncols, hptr, &dev->t_blocks);
-  PetscCall(PetscFree(hptr));
-  PetscCall(ierr);
-  PetscFunctionReturn(0);
-}
-
 /* (Re)makes the transposed copy: arrays allocated the first time, structure and values
    computed by cuSPARSE each time (a refresh after new values costs the same as a build;
    the temporary buffer is freed at once), row blocks the first time. */
@@ -137,7 +121,7 @@ static PetscErrorCode PCSRDeviceTransposeBuild(PCSRDevice dev, cudaStream_t stre
     PetscCall(GpuMatsCUDAFree(buffer));
     PetscCall(ierr);
   }
-  if (!dev->t_blocks.row) PetscCall(PCSRDeviceTransposeRowBlocks(dev));
+  if (!dev->t_blocks.row) PetscCall(PCSRRowBlocksCreate(dev, dev->ncols, dev->t_ptr, &dev->t_blocks));
   dev->t_built = PETSC_TRUE;
   dev->t_stale = PETSC_FALSE;
   PetscFunctionReturn(0);

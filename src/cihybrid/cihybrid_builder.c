@@ -78,8 +78,6 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   if (nrows < 0 || ncols < 0 || boundary < 0) return CIHYBRID_ERR_ARGUMENT;
   if (split != CIHYBRID_SPLIT_ENTRIES && split != CIHYBRID_SPLIT_COLUMNS) return CIHYBRID_ERR_ARGUMENT;
   if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
-  for (i = 0; i < nrows; i++)
-    if (rowptr[i + 1] < rowptr[i]) return CIHYBRID_ERR_ARGUMENT;
   /* the columns split reads the columns; a matrix with no entries may have none (NULL) */
   if (split == CIHYBRID_SPLIT_COLUMNS && !colidx && nrows && rowptr[nrows] > rowptr[0]) return CIHYBRID_ERR_ARGUMENT;
   fmt->nrows    = nrows;
@@ -94,9 +92,15 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
     return CIHYBRID_ERR_MEMORY;
   }
   fmt->csr_start[0] = 0;
-  for (i = 0; i < nrows; i++) {
-    const PetscInt len = rowptr[i + 1] - rowptr[i], s = RowSplit(colidx ? colidx + rowptr[i] : NULL, len, split, boundary); /* colidx NULL: entries split */
+  for (i = 0; i < nrows; i++) { /* one pass: checked, split, counted */
+    const PetscInt len = rowptr[i + 1] - rowptr[i];
+    PetscInt       s;
 
+    if (len < 0) {
+      FreeEveryArray(fmt);
+      return CIHYBRID_ERR_ARGUMENT;
+    }
+    s = RowSplit(colidx ? colidx + rowptr[i] : NULL, len, split, boundary); /* colidx NULL: entries split */
     if (s > width) width = s;
     if (len > maxlen) maxlen = len;
     if (len > s) fmt->rows_with_csr++;
@@ -223,17 +227,31 @@ static double SplitBytes(const PetscInt64 *hist, PetscInt maxlen, PetscInt64 nro
 PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *bytes_model)
 {
   PetscInt64 *hist;
-  PetscInt    maxlen = 0, i, w, best = 0, step;
+  PetscInt    maxlen = 0, cap = 1024, i, w, best = 0, step;
   double      best_bytes;
 
-  for (i = 0; i < nrows; i++)
-    if (rowptr[i + 1] - rowptr[i] > maxlen) maxlen = rowptr[i + 1] - rowptr[i];
-  hist = (PetscInt64 *)calloc((size_t)maxlen + 1, sizeof(PetscInt64));
+  /* the histogram of the row lengths in one pass, grown as longer rows come */
+  hist = (PetscInt64 *)calloc((size_t)cap, sizeof(PetscInt64));
+  for (i = 0; hist && i < nrows; i++) {
+    const PetscInt len = rowptr[i + 1] - rowptr[i];
+
+    if (len >= cap) {
+      const PetscInt grown = PetscMax(2 * cap, len + 1);
+      PetscInt64    *more  = (PetscInt64 *)realloc(hist, (size_t)grown * sizeof(PetscInt64));
+
+      if (!more) free(hist);
+      hist = more;
+      if (!hist) break;
+      memset(hist + cap, 0, (size_t)(grown - cap) * sizeof(PetscInt64));
+      cap = grown;
+    }
+    if (len > maxlen) maxlen = len;
+    if (len >= 0) hist[len]++;
+  }
   if (!hist) {
     if (bytes_model) *bytes_model = -1;
     return 0;
   }
-  for (i = 0; i < nrows; i++) hist[rowptr[i + 1] - rowptr[i]]++;
   best_bytes = SplitBytes(hist, maxlen, nrows, 0);
   /* candidates: every width for short rows, else multiples of 8, at most ~512 of them */
   step = 1;

@@ -40,20 +40,16 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
    arrays are filled later, on the side that multiplies. */
 PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
 {
-  PetscInt       m = A->rmap->n, boundary = h->settings.boundary, maxlen = 0, i;
+  PetscInt       m = A->rmap->n, boundary = h->settings.boundary;
   CIHybridStatus status;
 
   PetscFunctionBegin;
   PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
-  for (i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
   h->model_bytes = -1;
   if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
     if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
     else boundary = A->cmap->n / 10; /* the paper's reference region: the first 10% of the determinants */
     PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)\n", boundary, h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", h->model_bytes));
-  } else if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > maxlen) {
-    PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, maxlen, maxlen));
-    boundary = maxlen;
   }
   status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->settings.split, boundary, &h->fmt);
   if (status != CIHYBRID_OK) {
@@ -61,6 +57,10 @@ PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, 
 
     CIHybridFormatFree(&h->fmt);
     PetscCall(CIHybridCheckStatus(A, status, &failed));
+  }
+  if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > h->fmt.max_row_len) { /* the ELLPACK part is as wide as the longest row */
+    if (h->settings.boundary != MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt64_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, h->fmt.max_row_len, h->fmt.width));
+    h->fmt.boundary = (PetscInt)h->fmt.max_row_len;
   }
   PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,16 +12,13 @@ static PetscErrorCode PCSRGetCSR(Mat A, const PetscInt **ai, const PetscInt **aj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The statistics of a new structure, and the kernel auto takes for it. */
-static PetscErrorCode PCSRNewStructure(Mat A, Mat_SeqAIJPCSR *p, const PetscInt *ai)
+/* Says the statistics of a new structure (p->stats), and the kernel auto takes for it. */
+static PetscErrorCode PCSRStatsInfo(Mat A, Mat_SeqAIJPCSR *p, const char *where, PetscLogDouble seconds)
 {
-  PCSRRowStats *s = &p->stats;
+  const PCSRRowStats *s = &p->stats;
 
   PetscFunctionBegin;
-  PetscCall(MatPCSRFreeDevice_SeqAIJPCSR(A));
-  PCSRRowStatsFromCSR(A->rmap->n, A->cmap->n, ai, s);
-  p->shadow.nnz = s->nnz;
-  PetscCall(PetscInfo(A, "PCSR %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; row lengths: mean %.2f, standard deviation %.2f, longest %" PetscInt64_FMT ", %" PetscInt64_FMT " empty\n", s->nrows, s->ncols, s->nnz, s->mean_row_len, s->stddev_row_len, s->max_row_len, s->empty_rows));
+  PetscCall(PetscInfo(A, "PCSR %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros; row lengths: mean %.2f, standard deviation %.2f, longest %" PetscInt64_FMT ", %" PetscInt64_FMT " empty (made on the %s in %.3g ms)\n", s->nrows, s->ncols, s->nnz, s->mean_row_len, s->stddev_row_len, s->max_row_len, s->empty_rows, where, seconds * 1e3));
   if (p->settings.kernel == MAT_PCSR_KERNEL_AUTO) {
     const char *why;
     MatPCSRKernel choice = PCSRChooseKernel(s, &why);
@@ -61,12 +58,23 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
-    PetscLogDouble t0, t1;
+    PCSRRowStats *st = &p->stats;
 
-    PetscCall(PetscTime(&t0));
-    PetscCall(PCSRNewStructure(A, p, ai));
-    PetscCall(PetscTime(&t1));
-    PetscCall(PetscInfo(A, "PCSR row statistics on the host: %.3g ms\n", (t1 - t0) * 1e3));
+    PetscCall(MatPCSRFreeDevice_SeqAIJPCSR(A));
+    /* the sizes now; the rest of the statistics from the pass that makes the copy, host or device */
+    PetscCall(PetscMemzero(st, sizeof(*st)));
+    st->nrows     = A->rmap->n;
+    st->ncols     = A->cmap->n;
+    st->nnz       = A->rmap->n ? (PetscInt64)ai[A->rmap->n] - ai[0] : 0;
+    p->shadow.nnz = st->nnz;
+    if (!*on_device) {
+      PetscLogDouble t0, t1;
+
+      PetscCall(PetscTime(&t0));
+      PCSRRowStatsFromCSR(A->rmap->n, A->cmap->n, ai, st);
+      PetscCall(PetscTime(&t1));
+      PetscCall(PCSRStatsInfo(A, p, "host", t1 - t0));
+    }
   }
   if (change != GPUMATS_SHADOW_CURRENT) {
     p->shadow.device_current = PETSC_FALSE;
@@ -77,7 +85,13 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
 #if GPUMATS_HAVE_CUDA
   PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
   if (!p->dev) {
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
     PetscCall(PCSRDeviceCreateFromCSR(A->rmap->n, A->cmap->n, ai, aj, aa, &p->dev));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PCSRDeviceGetRowStats(p->dev, &p->stats));
+    PetscCall(PCSRStatsInfo(A, p, "device with the copy", t1 - t0));
     PetscCall(PetscInfo(A, "PCSR copied to the device (%.1f MB)\n", (double)p->stats.nnz * (sizeof(int32_t) + sizeof(PetscScalar)) / 1048576.0));
   } else PetscCall(PCSRDeviceCopyValues(p->dev, ai, aa));
   p->shadow.device_current = PETSC_TRUE;
