@@ -2,7 +2,7 @@
    to be nondecreasing, the row statistics (the automatic kernel's choice, MatView), and the row
    blocks of the adaptive kernel.  On the host these were four passes over the row pointers
    (25-70 ms for the 4.1M rows of a 160^3 stencil on the H100 machine); here they take the upload
-   of the row pointers, three small kernels and two small downloads. */
+   of the row pointers, four small kernels and two small downloads. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -14,10 +14,11 @@ extern "C" {
 }
 
 #define PCSR_ROWS_THREADS 256
-/* Rows one thread packs into row blocks, greedily as the host did: a block never spans two
-   segments, which adds at most one block a segment (13,938 blocks for the 4.1M rows of a
-   7-point 160^3 stencil, 500 segments) */
-#define PCSR_BLOCKS_SEGMENT 8192
+/* A thread packs the rows of a segment into row blocks, greedily as the host did, hopping from
+   block to block; a block never spans two segments.  Segments of about this many blocks (the
+   rows a block holds estimated from the mean row length): few threads hop long, and the extra
+   blocks at the segments' ends are a fraction of a percent */
+#define PCSR_BLOCKS_PER_SEGMENT 256
 
 typedef struct {
   int                first_bad; /* the first row whose pointers decrease, INT32_MAX if none */
@@ -105,12 +106,31 @@ PetscErrorCode PCSRDeviceRowPointers(PCSRDevice d, const PetscInt *ai)
 
 /* ---- row blocks of MAT_PCSR_KERNEL_ADAPTIVE ------------------------------------------------ */
 
+/* end[r]: where a block of short rows starting at row r ends (exclusive): the rows go into it
+   while its nonzeros fit the window and it has at most PCSR_ADAPTIVE_MAX_ROWS rows.  A row longer
+   than the window gets blocks of its own (end[r] = r + 1). */
+__global__ void PCSRBlockEndsKernel(int nrows, const int32_t *ptr, int32_t *end)
+{
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < nrows; r += gridDim.x * blockDim.x) {
+    const int32_t start = ptr[r];
+    int           lo = r + 1, hi = (int)min((long long)nrows, (long long)r + PCSR_ADAPTIVE_MAX_ROWS); /* the end is in [lo, hi] */
+
+    if (ptr[lo] - start <= PCSR_ADAPTIVE_WINDOW)
+      while (lo < hi) { /* the largest e in [lo, hi] with ptr[e] - start <= the window */
+        const int mid = lo + (hi - lo + 1) / 2;
+
+        if (ptr[mid] - start <= PCSR_ADAPTIVE_WINDOW) lo = mid;
+        else hi = mid - 1;
+      }
+    end[r] = lo;
+  }
+}
+
 /* Rows r0..r1-1 packed into blocks, counted (row NULL) or written from row[0], chunk[0]; see
-   struct _n_PCSRDevice.  Rows go into a block while its nonzeros fit the window and it has at
-   most PCSR_ADAPTIVE_MAX_ROWS rows; a row longer than the window gets blocks of its own, one per
+   struct _n_PCSRDevice.  A row longer than the window gets one block per
    PCSR_ADAPTIVE_LONG_CHUNK nonzeros; a block that ends with a single row is reduced by the whole
    thread block (chunk 0) rather than by one warp of the short-row path. */
-__device__ static int PCSRPackRows(int r0, int r1, const int32_t *ptr, int32_t *row, int32_t *chunk, int *chunked)
+__device__ static int PCSRPackRows(int r0, int r1, const int32_t *ptr, const int32_t *end, int32_t *row, int32_t *chunk, int *chunked)
 {
   int nb = 0, r = r0;
 
@@ -125,40 +145,41 @@ __device__ static int PCSRPackRows(int r0, int r1, const int32_t *ptr, int32_t *
       if (nchunks > 1) *chunked = 1;
       r++;
     } else {
-      const int start = r;
-      int32_t   fill  = 0;
+      const int e = min(end[r], r1);
 
-      while (r < r1 && r - start < PCSR_ADAPTIVE_MAX_ROWS && ptr[r + 1] - ptr[r] <= PCSR_ADAPTIVE_WINDOW - fill) {
-        fill += ptr[r + 1] - ptr[r];
-        r++;
-      }
-      if (row) row[nb] = start, chunk[nb] = r - start == 1 ? 0 : -1;
+      if (row) row[nb] = r, chunk[nb] = e - r == 1 ? 0 : -1;
       nb++;
+      r = e;
     }
   }
   return nb;
 }
 
-/* A thread a segment: its blocks counted (first == NULL) or written from first[segment] on. */
-__global__ void PCSRRowBlocksKernel(int nrows, int nseg, const int32_t *ptr, int *count, int *chunked, const long long *first, int32_t *row, int32_t *chunk)
+/* A thread a segment of 'seglen' rows: its blocks counted (first == NULL) or written from
+   first[segment] on. */
+__global__ void PCSRRowBlocksKernel(int nrows, int seglen, int nseg, const int32_t *ptr, const int32_t *end, int *count, int *chunked, const long long *first, int32_t *row, int32_t *chunk)
 {
   const int seg = blockIdx.x * blockDim.x + threadIdx.x;
   int       any = 0;
 
   if (seg >= nseg) return;
-  const int r0 = seg * PCSR_BLOCKS_SEGMENT, r1 = min(nrows, r0 + PCSR_BLOCKS_SEGMENT);
+  const int r0 = seg * seglen, r1 = (int)min((long long)nrows, (long long)r0 + seglen);
 
   if (!first) {
-    count[seg] = PCSRPackRows(r0, r1, ptr, NULL, NULL, &any);
+    count[seg] = PCSRPackRows(r0, r1, ptr, end, NULL, NULL, &any);
     if (any) atomicOr(chunked, 1);
-  } else (void)PCSRPackRows(r0, r1, ptr, row + first[seg], chunk + first[seg], &any);
+  } else (void)PCSRPackRows(r0, r1, ptr, end, row + first[seg], chunk + first[seg], &any);
 }
 
 PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *ptr, PCSRRowBlocks *rb)
 {
-  const int      nseg = (int)((nrows + PCSR_BLOCKS_SEGMENT - 1) / PCSR_BLOCKS_SEGMENT);
-  const unsigned grid = (unsigned)PetscMax(1, (nseg + PCSR_ROWS_THREADS - 1) / PCSR_ROWS_THREADS);
+  const double   rows_per_block = PetscMax(1.0, PetscMin((double)PCSR_ADAPTIVE_MAX_ROWS, PCSR_ADAPTIVE_WINDOW / PetscMax(1.0, nrows ? (double)d->nnz / nrows : 1.0)));
+  const int      seglen = (int)PetscMin(PetscMax(PCSR_BLOCKS_PER_SEGMENT * rows_per_block, 1024.0), (double)(1 << 24));
+  const int      nseg   = (int)(((long long)nrows + seglen - 1) / seglen);
+  const unsigned grid   = (unsigned)PetscMax(1, (nseg + PCSR_ROWS_THREADS - 1) / PCSR_ROWS_THREADS);
+  const unsigned rgrid  = (unsigned)PetscMax(1, PetscMin((nrows + PCSR_ROWS_THREADS - 1) / PCSR_ROWS_THREADS, 4096));
   int           *dcount = NULL, *hcount = NULL, chunked = 0;
+  int32_t       *end = NULL;
   long long     *dfirst = NULL, *hfirst = NULL, nb = 0;
   cudaStream_t   s;
   char           what[128];
@@ -169,9 +190,11 @@ PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *p
   PetscCall(PetscMalloc2(nseg + 1, &hcount, nseg + 1, &hfirst));
   ierr = GpuMatsCUDAMalloc((void **)&dcount, (size_t)(nseg + 1) * sizeof(int), "PCSR row blocks: the count of each segment");
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&dfirst, (size_t)(nseg + 1) * sizeof(long long), "PCSR row blocks: the first block of each segment");
+  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&end, (size_t)nrows * sizeof(int32_t), "PCSR row blocks: where a block from each row ends");
   if (!ierr) ierr = GpuMatsCUDAMemset(dcount + nseg, 0, sizeof(int)); /* the 'chunked' flag */
   if (!ierr && nseg) {
-    PCSRRowBlocksKernel<<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, nseg, ptr, dcount, dcount + nseg, NULL, NULL, NULL);
+    PCSRBlockEndsKernel<<<rgrid, PCSR_ROWS_THREADS, 0, s>>>(nrows, ptr, end);
+    PCSRRowBlocksKernel<<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, seglen, nseg, ptr, end, dcount, dcount + nseg, NULL, NULL, NULL);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "PCSRRowBlocksKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(hcount, dcount, (size_t)(nseg + 1) * sizeof(int));
@@ -189,7 +212,7 @@ PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *p
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(rb->row + nb, &nrows, sizeof(int32_t));
   if (!ierr && nseg) ierr = GpuMatsCUDACopyToDevice(dfirst, hfirst, (size_t)nseg * sizeof(long long));
   if (!ierr && nseg) {
-    PCSRRowBlocksKernel<<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, nseg, ptr, NULL, NULL, dfirst, rb->row, rb->chunk);
+    PCSRRowBlocksKernel<<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, seglen, nseg, ptr, end, NULL, NULL, dfirst, rb->row, rb->chunk);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "PCSRRowBlocksKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr && chunked) {
@@ -198,7 +221,8 @@ PetscErrorCode PCSRRowBlocksCreate(PCSRDevice d, int32_t nrows, const int32_t *p
     if (!ierr) ierr = PCSRDeviceAllocate(d, (void **)&rb->arrived, (size_t)nb * sizeof(int32_t), what);
     if (!ierr) ierr = GpuMatsCUDAMemset(rb->arrived, 0, (size_t)nb * sizeof(int32_t));
   }
-  if (!ierr) ierr = GpuMatsCUDASynchronize(); /* dfirst is freed next */
+  if (!ierr) ierr = GpuMatsCUDASynchronize(); /* dfirst and end are freed next */
+  PetscCall(GpuMatsCUDAFree(end));
   PetscCall(GpuMatsCUDAFree(dcount));
   PetscCall(GpuMatsCUDAFree(dfirst));
   PetscCall(PetscFree2(hcount, hfirst));
