@@ -176,7 +176,10 @@ PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why)
     PetscCall(PetscTime(&t0));
     PetscCall(GpuMatsCUDAProbe());
     PetscCall(PetscTime(&t1));
-    if (GpuMatsCUDA.avail) PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d (its context made in %.3g s)\n", GpuMatsCUDA.device, t1 - t0));
+    if (GpuMatsCUDA.avail) {
+      PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d (its context made in %.3g s)\n", GpuMatsCUDA.device, t1 - t0));
+      PetscCall(GpuMatsCUDATransferSetUp());
+    }
     else PetscCall(PetscInfo(NULL, "gpumats runs on the host: %s\n", GpuMatsCUDA.why));
   }
   if (avail) *avail = GpuMatsCUDA.avail;

@@ -28,6 +28,7 @@ PetscErrorCode GpuMatsCUDACopyToDevice(void *dst, const void *src, size_t bytes)
    (gpumats_transfer.cu), returning when done; *staged false when the copy should go as one
    plain copy instead: small, the host side pinned already, or one thread.  The two copies
    above take this way when they can. */
+PetscErrorCode GpuMatsCUDATransferSetUp(void); /* its threads and pinned chunks, once a process */
 PetscErrorCode GpuMatsCUDATransferLarge(void *dst, const void *src, size_t bytes, PetscBool to_device, PetscBool *staged);
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes);
