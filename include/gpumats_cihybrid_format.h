@@ -85,6 +85,12 @@ PETSC_EXTERN CIHybridStatus CIHybridRefreshValues(const PetscInt *rowptr, const 
 PETSC_EXTERN void           CIHybridFormatFree(CIHybridFormat *fmt);
 PETSC_EXTERN void           CIHybridFormatFreeArrays(CIHybridFormat *fmt); /* the four big arrays only: the layout stays */
 PETSC_EXTERN PetscInt       CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *bytes_model);
+/* The same from the histogram of the row lengths (hist[len], len = 0..maxlen). */
+PETSC_EXTERN PetscInt CIHybridChooseBoundaryFromHistogram(const PetscInt64 *hist, PetscInt maxlen, PetscInt nrows, double *bytes_model);
+/* The layout of the entries split from its sums over the rows (made on the device): sizes and
+   statistics as CIHybridLayoutFromCSR gives them, ell_len and csr_start allocated for the
+   caller to fill. */
+PETSC_EXTERN CIHybridStatus CIHybridLayoutFromSums(PetscInt nrows, PetscInt ncols, PetscInt boundary, PetscInt64 nnz, PetscInt64 width, PetscInt64 nnz_ell, PetscInt64 rows_with_csr, PetscInt64 max_row_len, CIHybridFormat *fmt);
 PETSC_EXTERN double         CIHybridBytesPerMult(const CIHybridFormat *fmt);
 
 /* host kernels on the format: y = A x (+ y0),  y = A^T x (+ y0); y0 may be NULL or alias y */

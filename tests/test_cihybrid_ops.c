@@ -16,6 +16,7 @@ The sweep sets -mat_cihybrid_boundary/-mat_cihybrid_split itself; other matrix o
 
 #include <petscmat.h>
 #include <gpumats.h>
+#include <gpumats_cihybrid_format.h> /* CIHybridChooseBoundary: the automatic BOUNDARY checked */
 #include <stdio.h>
 #include <string.h>
 
@@ -821,7 +822,20 @@ static PetscErrorCode CheckInfo(TestCtx *t, Mat Ac, const char *seq_type, PetscI
   } else if (S == Ac && boundary != MAT_CIHYBRID_BOUNDARY_AUTO && split == MAT_CIHYBRID_SPLIT_COLUMNS && info.boundary != boundary) {
     ok = PETSC_FALSE;
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "boundary %" PetscInt_FMT " was set in columns mode, info says %" PetscInt_FMT, boundary, info.boundary));
-  } else if (info.on_device != uses) {
+  } else if (S == Ac && boundary == MAT_CIHYBRID_BOUNDARY_AUTO && split == MAT_CIHYBRID_SPLIT_ENTRIES) { /* the layout made on the device or the host chooses as the builder does */
+    const PetscInt *ia, *ja;
+    PetscInt        n, expected = -1;
+    PetscBool       done;
+
+    PetscCall(MatGetRowIJ(S, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    if (done) expected = CIHybridChooseBoundary(n, ia, NULL);
+    PetscCall(MatRestoreRowIJ(S, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    if (expected >= 0 && info.boundary != expected) {
+      ok = PETSC_FALSE;
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "automatic boundary %" PetscInt_FMT ", CIHybridChooseBoundary on the AIJ rows gives %" PetscInt_FMT, info.boundary, expected));
+    }
+  }
+  if (ok && info.on_device != uses) {
     ok = PETSC_FALSE;
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "on_device %d after a multiply but MatGpuMatsUsesDevice() says %d", (int)info.on_device, (int)uses));
   }

@@ -9,6 +9,11 @@
 extern "C" {
 #endif
 
+/* The layout of the entries split made on the device from the AIJ row pointers ai (host),
+   BOUNDARY given or MAT_CIHYBRID_BOUNDARY_AUTO (*chosen: the one taken, *model_bytes its byte
+   model, -1 when given); ell_len and csr_start downloaded into fmt (cihybrid_layout.cu). */
+PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes);
+
 /* Device assembly (cihybrid_generate.cu).  CountRows: rows->count's lengths into the host
    array len.  CreateFromRows: the arrays of 'layout' allocated, padding preset, written by
    rows->fill and checked row by row.  Download: the four arrays into the host format fmt

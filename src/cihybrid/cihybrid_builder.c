@@ -69,9 +69,30 @@ static void *AllocArray(size_t count, size_t size)
   return malloc(count ? count * size : 1); /* never NULL for a valid empty array */
 }
 
+/* The sizes and statistics that follow from the split; an error, with the arrays freed, when
+   they do not fit the device's int32 indices (before the big arrays are allocated: an absurd
+   boundary must not try to allocate). */
+static CIHybridStatus LayoutSizes(CIHybridFormat *fmt, PetscInt64 width, PetscInt64 nnz_ell, PetscInt64 nnz_csr, PetscInt64 maxlen)
+{
+  const PetscInt64 pitch = RoundUp(width, width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
+  const PetscInt64 slots = fmt->nrows ? (PetscInt64)fmt->nrows * pitch : 0;
+
+  fmt->width       = (PetscInt)width;
+  fmt->pitch       = (PetscInt)PetscMin(pitch, (PetscInt64)PETSC_MAX_INT);
+  fmt->nnz_ell     = nnz_ell;
+  fmt->nnz_csr     = nnz_csr;
+  fmt->max_row_len = maxlen;
+  fmt->padding     = (PetscInt64)fmt->nrows * fmt->width - nnz_ell;
+  if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) {
+    FreeEveryArray(fmt);
+    return CIHYBRID_ERR_INDEX_OVERFLOW;
+  }
+  return CIHYBRID_OK;
+}
+
 CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt)
 {
-  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, csr = 0, slots, pitch;
+  PetscInt64 width = 0, nnz_ell = 0, maxlen = 0, csr = 0;
   PetscInt   i;
 
   memset(fmt, 0, sizeof(*fmt));
@@ -109,18 +130,31 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
     fmt->ell_len[i] = (int32_t)s;
     fmt->csr_start[i + 1] = (int32_t)(csr <= INT_MAX ? csr : 0); /* an overflow is reported below */
   }
-  fmt->width       = (PetscInt)width;
-  pitch            = RoundUp(width, width >= CIHYBRID_PITCH_ALIGN ? CIHYBRID_PITCH_ALIGN : CIHYBRID_PITCH_ALIGN_NARROW);
-  fmt->pitch       = (PetscInt)PetscMin(pitch, (PetscInt64)PETSC_MAX_INT);
-  fmt->nnz_ell     = nnz_ell;
-  fmt->nnz_csr     = csr;
-  fmt->max_row_len = maxlen;
-  fmt->padding     = (PetscInt64)nrows * fmt->width - nnz_ell;
-  slots            = nrows ? (PetscInt64)nrows * pitch : 0;
-  /* before any allocation of the arrays: an absurd boundary must not try to allocate */
-  if (slots > INT_MAX || fmt->nnz_csr > INT_MAX) {
+  return LayoutSizes(fmt, width, nnz_ell, csr, maxlen);
+}
+
+/* The layout of the entries split from sums over the rows that the device made; its two arrays
+   allocated, for the caller to fill. */
+CIHybridStatus CIHybridLayoutFromSums(PetscInt nrows, PetscInt ncols, PetscInt boundary, PetscInt64 nnz, PetscInt64 width, PetscInt64 nnz_ell, PetscInt64 rows_with_csr, PetscInt64 max_row_len, CIHybridFormat *fmt)
+{
+  CIHybridStatus status;
+
+  memset(fmt, 0, sizeof(*fmt));
+  if (nrows < 0 || ncols < 0 || boundary < 0 || nnz < nnz_ell) return CIHYBRID_ERR_ARGUMENT;
+  if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
+  fmt->nrows         = nrows;
+  fmt->ncols         = ncols;
+  fmt->split         = CIHYBRID_SPLIT_ENTRIES;
+  fmt->boundary      = boundary;
+  fmt->nnz           = nnz;
+  fmt->rows_with_csr = rows_with_csr;
+  status             = LayoutSizes(fmt, width, nnz_ell, nnz - nnz_ell, max_row_len);
+  if (status != CIHYBRID_OK) return status;
+  fmt->ell_len   = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
+  fmt->csr_start = (int32_t *)AllocArray((size_t)nrows + 1, sizeof(int32_t));
+  if (!fmt->ell_len || !fmt->csr_start) {
     FreeEveryArray(fmt);
-    return CIHYBRID_ERR_INDEX_OVERFLOW;
+    return CIHYBRID_ERR_MEMORY;
   }
   return CIHYBRID_OK;
 }
@@ -227,8 +261,7 @@ static double SplitBytes(const PetscInt64 *hist, PetscInt maxlen, PetscInt64 nro
 PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *bytes_model)
 {
   PetscInt64 *hist;
-  PetscInt    maxlen = 0, cap = 1024, i, w, best = 0, step;
-  double      best_bytes;
+  PetscInt    maxlen = 0, cap = 1024, i, best;
 
   /* the histogram of the row lengths in one pass, grown as longer rows come */
   hist = (PetscInt64 *)calloc((size_t)cap, sizeof(PetscInt64));
@@ -252,7 +285,16 @@ PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *
     if (bytes_model) *bytes_model = -1;
     return 0;
   }
-  best_bytes = SplitBytes(hist, maxlen, nrows, 0);
+  best = CIHybridChooseBoundaryFromHistogram(hist, maxlen, nrows, bytes_model);
+  free(hist);
+  return best;
+}
+
+PetscInt CIHybridChooseBoundaryFromHistogram(const PetscInt64 *hist, PetscInt maxlen, PetscInt nrows, double *bytes_model)
+{
+  PetscInt w, best = 0, step;
+  double   best_bytes = SplitBytes(hist, maxlen, nrows, 0);
+
   /* candidates: every width for short rows, else multiples of 8, at most ~512 of them */
   step = 1;
   if (maxlen > 512) step = CIHYBRID_PITCH_ALIGN_NARROW;
@@ -264,7 +306,6 @@ PetscInt CIHybridChooseBoundary(PetscInt nrows, const PetscInt *rowptr, double *
       best       = w;
     }
   }
-  free(hist);
   if (best > maxlen) best = maxlen;
   if (bytes_model) *bytes_model = best_bytes;
   return best;

@@ -287,7 +287,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-    ierr = CIHybridLayout(A, h, rowptr, NULL);
+    ierr = CIHybridLayout(A, h, rowptr, NULL, PETSC_FALSE); /* the counts are on the host already */
     if (!ierr) ierr = CIHybridDeviceCreateFromRows(&h->fmt, rows, &h->dev);
     if (!ierr && old) ierr = CIHybridDeviceSamePattern(old, h->dev, &same);
     PetscCall(PetscFree2(len, rowptr));

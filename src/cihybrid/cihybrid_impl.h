@@ -54,7 +54,7 @@ PETSC_INTERN PetscErrorCode CIHybridSetFromOptions(Mat, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatCIHybridView_Info(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat, MatCIHybridInfo *);
 /* the layout of h->fmt from the row starts ai (and columns aj, unused by the 'entries' split) */
-PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const PetscInt *, const PetscInt *);
+PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const PetscInt *, const PetscInt *, PetscBool);
 
 /* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
    (mpicihybrid_device_only.c), keeps from its full table: they read no host entries (the

@@ -38,7 +38,7 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
 
 /* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
    arrays are filled later, on the side that multiplies. */
-PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj)
+PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj, PetscBool on_device)
 {
   PetscInt       m = A->rmap->n, boundary = h->settings.boundary;
   CIHybridStatus status;
@@ -46,6 +46,17 @@ PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, 
   PetscFunctionBegin;
   PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
   h->model_bytes = -1;
+#if GPUMATS_HAVE_CUDA
+  if (on_device && h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) { /* the entries split needs only the row lengths */
+    PetscCall(CIHybridDeviceLayout(m, A->cmap->n, ai, boundary, &h->fmt, &boundary, &h->model_bytes));
+    if (h->settings.boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (entries split; model: %g bytes per SpMV for the matrix arrays), on the device\n", boundary, h->model_bytes));
+    else if (h->settings.boundary > boundary) PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt64_FMT "): ELLPACK width %" PetscInt_FMT "\n", h->settings.boundary, h->fmt.max_row_len, h->fmt.width));
+    PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR (made on the device)\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#else
+  (void)on_device;
+#endif
   if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
     if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
     else boundary = A->cmap->n / 10; /* the paper's reference region: the first 10% of the determinants */
@@ -92,7 +103,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscCall(PetscTime(&t[0]));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-    PetscCall(CIHybridLayout(A, h, ai, aj));
+    PetscCall(CIHybridLayout(A, h, ai, aj, *on_device));
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
   }
   PetscCall(PetscTime(&t[1]));
@@ -108,7 +119,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     if (!h->dev) {
       PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
       PetscCall(PetscTime(&t[2]));
-      PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded) in %.3g ms, after its layout on the host in %.3g ms\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0, (t[2] - t[1]) * 1e3, (t[1] - t[0]) * 1e3));
+      PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded) in %.3g ms, after its layout in %.3g ms\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0, (t[2] - t[1]) * 1e3, (t[1] - t[0]) * 1e3));
     } else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
     h->shadow.device_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
