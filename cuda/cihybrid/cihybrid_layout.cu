@@ -6,7 +6,7 @@
    host format, which the host side of cihybrid reads as before. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
-#include <cub/device/device_scan.cuh>
+#include <cub/block/block_scan.cuh>
 #include <climits>
 #include <stdint.h>
 extern "C" {
@@ -103,6 +103,74 @@ __global__ void CIHybridSplitKernel(PetscInt nrows, const PetscInt *ai, long lon
   CIHybridWarpSums(LLONG_MAX, 0, width, nnz_ell, rows_with_csr, sums);
 }
 
+/* The exclusive scan of v[0, n) in place, in three launches of our own kernels: CUB's device-wide
+   scan queries and caches the device's attributes at its first call, and a first call made with
+   the device full kept failing after the memory came back. */
+#define CIHYBRID_SCAN_ITEMS 8
+#define CIHYBRID_SCAN_TILE  (CIHYBRID_LAYOUT_THREADS * CIHYBRID_SCAN_ITEMS)
+
+__global__ void CIHybridScanTiles(int n, int32_t *v, int32_t *totals)
+{
+  typedef cub::BlockScan<int32_t, CIHYBRID_LAYOUT_THREADS> Scan;
+  __shared__ typename Scan::TempStorage temp;
+  const long long base = (long long)blockIdx.x * CIHYBRID_SCAN_TILE + (long long)threadIdx.x * CIHYBRID_SCAN_ITEMS;
+  int32_t         items[CIHYBRID_SCAN_ITEMS], total;
+
+  for (int k = 0; k < CIHYBRID_SCAN_ITEMS; k++) items[k] = base + k < n ? v[base + k] : 0;
+  Scan(temp).ExclusiveSum(items, items, total);
+  for (int k = 0; k < CIHYBRID_SCAN_ITEMS; k++)
+    if (base + k < n) v[base + k] = items[k];
+  if (threadIdx.x == 0) totals[blockIdx.x] = total;
+}
+
+/* one block: the tiles' totals scanned in place, a tile of them at a time */
+__global__ void CIHybridScanTotals(int ntiles, int32_t *totals)
+{
+  typedef cub::BlockScan<int32_t, CIHYBRID_LAYOUT_THREADS> Scan;
+  __shared__ typename Scan::TempStorage temp;
+  int32_t                               carry = 0;
+
+  for (int t0 = 0; t0 < ntiles; t0 += CIHYBRID_LAYOUT_THREADS) {
+    const int i    = t0 + threadIdx.x;
+    int32_t   item = i < ntiles ? totals[i] : 0, sum;
+
+    Scan(temp).ExclusiveSum(item, item, sum);
+    if (i < ntiles) totals[i] = item + carry;
+    carry += sum;
+    __syncthreads(); /* temp is used again */
+  }
+}
+
+__global__ void CIHybridScanAdd(int n, int32_t *v, const int32_t *totals)
+{
+  const int32_t add = totals[blockIdx.x];
+
+  for (int k = threadIdx.x; k < CIHYBRID_SCAN_TILE; k += blockDim.x) {
+    const long long i = (long long)blockIdx.x * CIHYBRID_SCAN_TILE + k;
+
+    if (i < n) v[i] += add;
+  }
+}
+
+static PetscErrorCode CIHybridExclusiveScan(int n, int32_t *v, cudaStream_t s)
+{
+  const int      ntiles = (n + CIHYBRID_SCAN_TILE - 1) / CIHYBRID_SCAN_TILE;
+  int32_t       *totals = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAMalloc((void **)&totals, (size_t)ntiles * sizeof(int32_t), "CIHYBRID layout: the scan's tile totals"));
+  CIHybridScanTiles<<<ntiles, CIHYBRID_LAYOUT_THREADS, 0, s>>>(n, v, totals);
+  CIHybridScanTotals<<<1, CIHYBRID_LAYOUT_THREADS, 0, s>>>(ntiles, totals);
+  CIHybridScanAdd<<<ntiles, CIHYBRID_LAYOUT_THREADS, 0, s>>>(n, v, totals);
+  ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridScan<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+  if (!ierr) ierr = GpuMatsCUDASynchronize(); /* totals is freed next */
+  PetscCall(GpuMatsCUDAFree(totals));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes)
 {
   const unsigned     grid = (unsigned)PetscMax(1, PetscMin((nrows + CIHYBRID_LAYOUT_THREADS) / CIHYBRID_LAYOUT_THREADS, (PetscInt)2048));
@@ -112,8 +180,6 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
   int32_t           *ell_len = NULL, *rest = NULL;
   unsigned long long *dhist = NULL;
   PetscInt64        *hist   = NULL;
-  void              *scratch = NULL;
-  size_t             scratch_bytes = 0;
   cudaStream_t       s;
   CIHybridStatus     status = CIHYBRID_OK;
   PetscErrorCode     ierr;
@@ -159,13 +225,10 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
   if (!ierr) status = CIHybridLayoutFromSums(nrows, ncols, boundary, nnz, h.width, (PetscInt64)h.nnz_ell, (PetscInt64)h.rows_with_csr, h.max_len, fmt);
   if (!ierr && status == CIHYBRID_OK) { /* csr_start: the exclusive scan of the remainders' lengths (their sum fits int32: checked above) */
-    ierr = GpuMatsCUDACheck((int)cub::DeviceScan::ExclusiveSum(NULL, scratch_bytes, rest, rest, (int)nrows + 1, s), "cub::DeviceScan::ExclusiveSum", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
-    if (!ierr) ierr = GpuMatsCUDAMalloc(&scratch, PetscMax(scratch_bytes, (size_t)1), "CIHYBRID layout: the scan's scratch");
-    if (!ierr) ierr = GpuMatsCUDACheck((int)cub::DeviceScan::ExclusiveSum(scratch, scratch_bytes, rest, rest, (int)nrows + 1, s), "cub::DeviceScan::ExclusiveSum", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+    ierr = CIHybridExclusiveScan((int)nrows + 1, rest, s);
     if (!ierr && nrows) ierr = GpuMatsCUDACopyToHost(fmt->ell_len, ell_len, (size_t)nrows * sizeof(int32_t));
     if (!ierr) ierr = GpuMatsCUDACopyToHost(fmt->csr_start, rest, ((size_t)nrows + 1) * sizeof(int32_t));
   }
-  PetscCall(GpuMatsCUDAFree(scratch));
   PetscCall(GpuMatsCUDAFree(rest));
   PetscCall(GpuMatsCUDAFree(ell_len));
   PetscCall(GpuMatsCUDAFree(dhist));

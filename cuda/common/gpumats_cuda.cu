@@ -33,6 +33,13 @@ PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, con
   const cudaError_t cerr = (cudaError_t)err;
 
   if (PetscLikely(cerr == cudaSuccess)) return 0;
+  if (cerr == cudaErrorMemoryAllocation) { /* a launch or copy that needed device memory: out of memory, as a failed allocation says it */
+    size_t free_bytes = 0, total_bytes = 0;
+
+    (void)cudaGetLastError();
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
+    return PetscError(PETSC_COMM_SELF, line, func, file, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "Out of GPU memory in %s: %zu bytes (%.1f MiB) free of %zu bytes on device %d", call, free_bytes, free_bytes / 1048576.0, total_bytes, GpuMatsCUDA.device);
+  }
   return PetscError(PETSC_COMM_SELF, line, func, file, PETSC_ERR_GPU, PETSC_ERROR_INITIAL, "CUDA error %d (%s): %s, in %s", err, cudaGetErrorName(cerr), cudaGetErrorString(cerr), call);
 }
 
