@@ -77,7 +77,8 @@ PETSC_EXTERN const char *CIHybridStatusString(CIHybridStatus);
    Build: Layout then Fill; on failure only the sizes stay.  The entries split reads no column
    (colidx may be NULL: a layout from the row lengths alone). */
 PETSC_EXTERN CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
-/* The layout of src (sizes, statistics, ell_len, csr_start) into dst, without the big arrays. */
+/* The layout of src (sizes, statistics, ell_len, csr_start when src has them) into dst, without
+   the big arrays. */
 PETSC_EXTERN CIHybridStatus CIHybridLayoutCopy(const CIHybridFormat *src, CIHybridFormat *dst);
 PETSC_EXTERN CIHybridStatus CIHybridFillFromCSR(const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridFormat *fmt);
 PETSC_EXTERN CIHybridStatus CIHybridBuildFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, CIHybridSplit split, PetscInt boundary, CIHybridFormat *fmt);
@@ -88,8 +89,8 @@ PETSC_EXTERN PetscInt       CIHybridChooseBoundary(PetscInt nrows, const PetscIn
 /* The same from the histogram of the row lengths (hist[len], len = 0..maxlen). */
 PETSC_EXTERN PetscInt CIHybridChooseBoundaryFromHistogram(const PetscInt64 *hist, PetscInt maxlen, PetscInt nrows, double *bytes_model);
 /* The layout of the entries split from its sums over the rows (made on the device): sizes and
-   statistics as CIHybridLayoutFromCSR gives them, ell_len and csr_start allocated for the
-   caller to fill. */
+   statistics as CIHybridLayoutFromCSR gives them; ell_len and csr_start stay NULL (on the device
+   only, until the host makes its own). */
 PETSC_EXTERN CIHybridStatus CIHybridLayoutFromSums(PetscInt nrows, PetscInt ncols, PetscInt boundary, PetscInt64 nnz, PetscInt64 width, PetscInt64 nnz_ell, PetscInt64 rows_with_csr, PetscInt64 max_row_len, CIHybridFormat *fmt);
 PETSC_EXTERN double         CIHybridBytesPerMult(const CIHybridFormat *fmt);
 

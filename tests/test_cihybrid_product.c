@@ -15,6 +15,7 @@ Other matrix options (-mat_gpumats_backend, ...) reach the cihybrid matrices thr
 
 #include <petscmat.h>
 #include <gpumats.h>
+#include "testexit.h"
 
 typedef struct {
   MPI_Comm      comm;
@@ -315,7 +316,7 @@ static PetscErrorCode RunCase(TestCtx *t, const TestCase *tc)
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   const TestCase cases[] = {
     {157, 131, MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES},
@@ -355,4 +356,9 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(t.comm, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " checks failed on %d rank(s)\n", t.nfailed ? "FAIL" : "PASS", t.nfailed, t.nchecks, (int)t.size));
   PetscCall(PetscFinalize());
   return t.nfailed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testexit.h"
 extern "C" {
 #include "cuda/common/gpumats_cuda.h"
 #include "cuda/diag/diag_cuda.h"
@@ -331,7 +332,7 @@ static PetscErrorCode CheckSpMM(DiagScheme scheme, PetscInt m, PetscInt n, Petsc
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   PetscBool   avail;
   const char *why;
@@ -438,4 +439,9 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, failures ? "diag_device: %d check(s) FAILED\n" : "diag_device: all checks passed\n", failures));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

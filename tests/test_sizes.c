@@ -9,6 +9,7 @@ so that an accidental huge allocation fails at once instead of swapping.\n\
 #include <gpumats.h>
 #include <string.h>
 #include "testmat.h"
+#include "testexit.h"
 #include "pcsr/pcsr_format.h"
 #include "diag/diag_format.h"
 #include "diag/diag_product_plan.h"
@@ -143,7 +144,7 @@ static PetscErrorCode CIHybridSizes(void)
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   PetscBool     limit_as = PETSC_TRUE, limited = PETSC_FALSE;
   struct rlimit saved;
@@ -162,4 +163,9 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cihybrid: ELLPACK slots and pitch past 2^31: ok\n"));
   PetscCall(PetscFinalize());
   return 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

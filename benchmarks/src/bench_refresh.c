@@ -47,6 +47,7 @@
 #include <petscdmda.h>
 #include "bench_stencil.h"
 #include "bench_refresh_common.h"
+#include "../../tests/testexit.h"
 
 #define BENCH_MAX_DOF 4 /* -dof at most */
 
@@ -370,7 +371,7 @@ static PetscErrorCode WarmUp(const Problem *p, const RefreshSettings *set, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   PetscInt        n = 40;
   char            stencil[8] = "star", name[64], cols[64], tail[32];
@@ -428,4 +429,9 @@ int main(int argc, char **argv)
   PetscCall(DMDestroy(&r.da));
   PetscCall(PetscFinalize());
   return 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

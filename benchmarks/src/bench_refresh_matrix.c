@@ -45,6 +45,7 @@
    line of results a run; -csv FILE appends it (the file's base name in the column `matrix`), -label
    names the configuration. */
 #include "bench_refresh_common.h"
+#include "../../tests/testexit.h"
 
 static const char help[] = "A matrix read from a file whose values change step after step: value update (MatSetValues or MatSetValuesCOO) and MatMults, each timed\n";
 
@@ -232,7 +233,7 @@ static PetscErrorCode Check(Mat H0, PetscReal shift, PetscInt step, Mat A, Vec x
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   char            file[PETSC_MAX_PATH_LEN] = "";
   const char     *base;
@@ -294,4 +295,9 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&y));
   PetscCall(PetscFinalize());
   return 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

@@ -102,9 +102,12 @@ PetscErrorCode CIHybridDeviceDuplicate(CIHybridDevice src, const CIHybridFormat 
   *dup = NULL;
   PetscCall(PetscNew(&d));
   ierr = CIHybridDeviceAllocateArrays(d, layout);
+  if (!ierr && d->ell_len) ierr = GpuMatsCUDACopyOnDevice(d->ell_len, src->ell_len, (size_t)src->nrows * sizeof(int32_t));
+  if (!ierr && d->csr_start) ierr = GpuMatsCUDACopyOnDevice(d->csr_start, src->csr_start, ((size_t)src->nrows + 1) * sizeof(int32_t));
   if (!ierr) ierr = GpuMatsCUDACopyOnDevice(d->ell_col, src->ell_col, CIHybridEllSlots(src) * sizeof(int32_t));
   if (!ierr) ierr = GpuMatsCUDACopyOnDevice(d->csr_col, src->csr_col, (size_t)src->nnz_csr * sizeof(int32_t));
   if (!ierr) ierr = copy_values ? CIHybridDeviceCopyValues(d, src) : CIHybridDeviceZeroValues(d);
+  if (!ierr) d->filled = PETSC_TRUE;
   if (ierr) {
     (void)CIHybridDeviceDestroy(&d);
     PetscCall(ierr);

@@ -11,8 +11,12 @@ extern "C" {
 
 /* The layout of the entries split made on the device from the AIJ row pointers ai (host),
    BOUNDARY given or MAT_CIHYBRID_BOUNDARY_AUTO (*chosen: the one taken, *model_bytes its byte
-   model, -1 when given); ell_len and csr_start downloaded into fmt (cihybrid_layout.cu). */
-PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes);
+   model, -1 when given): fmt gets the sizes and statistics, not ell_len and csr_start, which stay
+   on the device in *dev, a device copy with every array allocated, the row pointers uploaded, and
+   nothing filled (cihybrid_layout.cu).  FillFromCSR: the columns and values of such a copy from
+   the AIJ arrays, or the values alone when its columns are in place. */
+PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes, CIHybridDevice *dev);
+PetscErrorCode CIHybridDeviceFillFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa);
 
 /* Device assembly (cihybrid_generate.cu).  CountRows: rows->count's lengths into the host
    array len.  CreateFromRows: the arrays of 'layout' allocated, padding preset, written by

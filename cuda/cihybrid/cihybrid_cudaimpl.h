@@ -11,6 +11,9 @@ struct _n_CIHybridDevice {
   int32_t     *csr_start; /* nrows+1 */
   int32_t     *csr_col;   /* nnz_csr */
   PetscScalar *csr_val;   /* nnz_csr */
+  PetscInt    *aij_rowptr; /* nrows+1: the AIJ row pointers, uploaded by the first fill (or the device
+                             layout) and kept for the value refreshes; NULL until then */
+  PetscBool    filled;    /* the columns are in place: a refresh may copy values alone */
   size_t       bytes;     /* device memory held by the arrays above */
   int32_t     *diag_pos;  /* min(nrows, ncols): position in its row of each diagonal entry, -1 if none */
   PetscBool    diag_known; /* diag_pos and diag_missing are set (found once per pattern) */
@@ -19,9 +22,11 @@ struct _n_CIHybridDevice {
   size_t       spmm_work_bytes;
 };
 
-/* Allocates d's arrays for the layout fmt (sizes checked) and copies ell_len and csr_start
-   there; on error the caller destroys d. */
+/* Allocates those of d's arrays for the layout fmt (sizes checked) that it has not yet; on error
+   the caller destroys d.  UploadLayout: fmt's ell_len and csr_start (host) into d's. */
 PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt);
+PetscErrorCode CIHybridDeviceUploadLayout(CIHybridDevice d, const CIHybridFormat *fmt);
+PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what);
 
 /* The tuned kernel's variants (CIHybridTunedVariant, CIHybridDeviceMultTuned, ...) and
    CIHybridDeviceSpMMLayout are exported for benchmarks/src/bench_cihybrid:

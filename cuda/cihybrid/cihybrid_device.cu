@@ -9,9 +9,10 @@ extern "C" {
 #include "cihybrid_cudaimpl.h"
 }
 
-static PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what)
+PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what)
 {
   PetscFunctionBegin;
+  if (*ptr) PetscFunctionReturn(0); /* made already (the device layout makes its arrays) */
   PetscCall(GpuMatsCUDAMalloc(ptr, bytes, what));
   d->bytes += bytes;
   PetscFunctionReturn(0);
@@ -26,7 +27,6 @@ static PetscErrorCode CIHybridDeviceCheckLayout(const CIHybridFormat *fmt)
              "CIHYBRID format with nrows %" PetscInt_FMT ", ncols %" PetscInt_FMT ", width %" PetscInt_FMT ", pitch %" PetscInt_FMT ", remainder nonzeros %" PetscInt64_FMT ": sizes must be >= 0 and pitch >= width a multiple of %d",
              fmt->nrows, fmt->ncols, fmt->width, fmt->pitch, fmt->nnz_csr, CIHYBRID_PITCH_ALIGN_NARROW);
   PetscCheck(fmt->nrows < INT32_MAX && ell_slots <= INT32_MAX && fmt->nnz_csr <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID format too large for int32 device indices: %" PetscInt64_FMT " ELL slots, %" PetscInt64_FMT " remainder nonzeros", ell_slots, fmt->nnz_csr);
-  PetscCheck(!fmt->nrows || (fmt->csr_start && fmt->ell_len), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %" PetscInt_FMT " rows has no layout (csr_start, ell_len)", fmt->nrows);
   PetscFunctionReturn(0);
 }
 
@@ -103,7 +103,8 @@ static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, Pets
 }
 
 /* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays: ai goes to the
-   device whole, aj and aa a chunk of rows at a time through temporary device buffers.  A
+   device whole at the first fill and stays there (d->aij_rowptr), aj and aa a chunk of rows at
+   a time through temporary device buffers.  A
    chunk holds 2^25 entries, or half as many as often as needed to fit the free device
    memory, but never fewer than the longest row (maxlen) or 2^16. */
 static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
@@ -112,17 +113,23 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
   PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
   PetscBool        ok       = PETSC_FALSE;
-  PetscInt        *tcols = NULL, *rowptr_dev = NULL;
+  PetscInt        *tcols = NULL;
   PetscScalar     *tvals = NULL;
   int             *bad   = NULL, hbad = 0;
   cudaStream_t     stream;
   PetscErrorCode   ierr = 0;
 
   PetscFunctionBegin;
-  if (!d->nrows) PetscFunctionReturn(0);
+  PetscCheck(aj || d->filled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID value refresh of a device copy whose columns were never filled");
+  if (!d->nrows) {
+    d->filled = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   PetscCall(GpuMatsCUDAGetStream((void **)&stream));
-  PetscCall(GpuMatsCUDAMalloc((void **)&rowptr_dev, (size_t)(d->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
-  ierr = GpuMatsCUDACopyToDevice(rowptr_dev, ai, (size_t)(d->nrows + 1) * sizeof(PetscInt));
+  if (!d->aij_rowptr) {
+    PetscCall(CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, (size_t)(d->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
+    ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, (size_t)(d->nrows + 1) * sizeof(PetscInt));
+  }
   for (; !ierr; chunk = PetscMax(chunk / 2, smallest)) {
     ierr = CIHybridFillBuffers(chunk, aj ? PETSC_TRUE : PETSC_FALSE, chunk == smallest ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok);
     if (ok) break;
@@ -139,21 +146,19 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
     if (!ierr && aj) ierr = GpuMatsCUDACopyToDevice(tcols, aj + base, (size_t)(ai[r1] - base) * sizeof(PetscInt));
     if (ierr) break;
     grid = (unsigned)(((size_t)(r1 - r0) * 32 + CIHYBRID_FILL_BLOCK - 1) / CIHYBRID_FILL_BLOCK);
-    CIHybridFillRows<<<grid, CIHYBRID_FILL_BLOCK, 0, stream>>>((int)r0, (int)r1, rowptr_dev, (PetscInt)base, aj ? tcols : NULL, tvals, (int)d->ncols, (int)d->pitch, d->ell_len, d->csr_start, d->ell_col, d->ell_val, d->csr_col, d->csr_val, bad);
+    CIHybridFillRows<<<grid, CIHYBRID_FILL_BLOCK, 0, stream>>>((int)r0, (int)r1, d->aij_rowptr, (PetscInt)base, aj ? tcols : NULL, tvals, (int)d->ncols, (int)d->pitch, d->ell_len, d->csr_start, d->ell_col, d->ell_val, d->csr_col, d->csr_val, bad);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));
-  PetscCall(GpuMatsCUDAFree(rowptr_dev));
   PetscCall(ierr);
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the AIJ arrays are not a valid sorted CSR matrix of %" PetscInt_FMT " columns, or its structure changed unseen", d->ncols);
+  if (aj) d->filled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
-/* Allocates every array of d for the layout fmt and copies the layout (ell_len, csr_start) to
-   it; on error the caller releases what was allocated. */
 PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt)
 {
   const size_t nrows     = (size_t)fmt->nrows;
@@ -180,7 +185,15 @@ PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridForm
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_col, csr_slots * sizeof(int32_t), what));
   snprintf(what, sizeof(what), "CIHYBRID remainder values (%zu nonzeros)", csr_slots);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_val, csr_slots * sizeof(PetscScalar), what));
+  PetscFunctionReturn(0);
+}
 
+PetscErrorCode CIHybridDeviceUploadLayout(CIHybridDevice d, const CIHybridFormat *fmt)
+{
+  const size_t nrows = (size_t)fmt->nrows;
+
+  PetscFunctionBegin;
+  PetscCheck(!nrows || (fmt->csr_start && fmt->ell_len), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID format with %zu rows has no layout on the host (csr_start, ell_len)", nrows);
   if (d->ell_len) PetscCall(GpuMatsCUDACopyToDevice(d->ell_len, fmt->ell_len, nrows * sizeof(int32_t)));
   if (d->csr_start) PetscCall(GpuMatsCUDACopyToDevice(d->csr_start, fmt->csr_start, (nrows + 1) * sizeof(int32_t)));
   PetscFunctionReturn(0);
@@ -200,6 +213,7 @@ PetscErrorCode CIHybridDeviceDestroy(CIHybridDevice *dev)
   PetscCall(GpuMatsCUDAFree(d->csr_val));
   PetscCall(GpuMatsCUDAFree(d->spmm_work));
   PetscCall(GpuMatsCUDAFree(d->diag_pos));
+  PetscCall(GpuMatsCUDAFree(d->aij_rowptr));
   PetscCall(PetscFree(*dev));
   PetscFunctionReturn(0);
 }
@@ -213,6 +227,7 @@ PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const P
   *dev = NULL;
   PetscCall(PetscNew(&d));
   ierr = CIHybridDeviceAllocateArrays(d, layout);
+  if (!ierr) ierr = CIHybridDeviceUploadLayout(d, layout);
   if (!ierr) ierr = CIHybridDeviceFill(d, layout->max_row_len, ai, aj, aa);
   if (ierr) { /* release what was allocated before the failure, then pass the error on */
     (void)CIHybridDeviceDestroy(&d);
@@ -222,13 +237,21 @@ PetscErrorCode CIHybridDeviceCreateFromCSR(const CIHybridFormat *layout, const P
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa)
+PetscErrorCode CIHybridDeviceFillFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   PetscFunctionBegin;
   PetscCheck(dev->nrows == layout->nrows && dev->pitch == layout->pitch && dev->nnz_csr == layout->nnz_csr, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "CIHYBRID value refresh with a different structure: device has %" PetscInt_FMT " rows, pitch %" PetscInt_FMT ", %" PetscInt64_FMT " remainder nonzeros; format has %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt64_FMT " (rebuild instead)",
+             "CIHYBRID fill with a different structure: device has %" PetscInt_FMT " rows, pitch %" PetscInt_FMT ", %" PetscInt64_FMT " remainder nonzeros; format has %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt64_FMT " (rebuild instead)",
              dev->nrows, dev->pitch, dev->nnz_csr, layout->nrows, layout->pitch, layout->nnz_csr);
-  PetscCall(CIHybridDeviceFill(dev, layout->max_row_len, ai, NULL, aa));
+  PetscCheck(dev->filled || aj, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID fill: the columns were never filled, and no AIJ columns were given");
+  PetscCall(CIHybridDeviceFill(dev, layout->max_row_len, ai, dev->filled ? NULL : aj, aa));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridDeviceCopyValuesFromCSR(CIHybridDevice dev, const CIHybridFormat *layout, const PetscInt *ai, const PetscScalar *aa)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridDeviceFillFromCSR(dev, layout, ai, NULL, aa));
   PetscFunctionReturn(0);
 }
 

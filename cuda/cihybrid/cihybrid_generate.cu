@@ -81,6 +81,7 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
   PetscCall(GpuMatsCUDAGetStream(&stream));
   PetscCall(PetscNew(&d));
   ierr = CIHybridDeviceAllocateArrays(d, layout);
+  if (!ierr) ierr = CIHybridDeviceUploadLayout(d, layout);
   /* the padding: column -1 (all bits set), value 0; the remainder's columns -1 too, so that an
      entry the generator leaves out fails the check */
   if (!ierr) ierr = GpuMatsCUDAMemset(d->ell_col, 0xff, (size_t)d->nrows * d->pitch * sizeof(int32_t));
@@ -99,6 +100,7 @@ PetscErrorCode CIHybridDeviceCreateFromRows(const CIHybridFormat *layout, const 
     (void)GpuMatsCUDAFree(bad);
   }
   if (!ierr && hbad != INT_MAX) ierr = PETSC_ERR_ARG_WRONG;
+  d->filled = ierr ? PETSC_FALSE : PETSC_TRUE;
   if (ierr) {
     (void)CIHybridDeviceDestroy(&d);
     PetscCheck(hbad == INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "cihybrid device assembly: row %d as the generator wrote it has a column outside 0..%" PetscInt_FMT ", columns not ascending, or entries in its padding (slots beyond its length)", hbad, layout->ncols - 1);

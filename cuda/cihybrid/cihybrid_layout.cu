@@ -2,8 +2,10 @@
    rest in CSR) made on the device from the AIJ row pointers: the lengths checked, their
    histogram for the automatic BOUNDARY, each row's split and the remainder's offsets by a scan.
    The same layout as CIHybridLayoutFromCSR's, whose passes over the rows took 25-67 ms on the
-   host for the 4.1M rows of a 160^3 stencil (H100 machine); its two arrays come down into the
-   host format, which the host side of cihybrid reads as before. */
+   host for the 4.1M rows of a 160^3 stencil (H100 machine).  The arrays are made in the device
+   copy that the fill then completes: nothing comes down, and the row pointers go up once.  The
+   host side makes its own layout arrays if it ever multiplies (CIHybridLayoutFromCSR: the same
+   split from the same lengths). */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <cub/block/block_scan.cuh>
@@ -80,8 +82,9 @@ __global__ void CIHybridHistogramKernel(PetscInt nrows, const PetscInt *ai, int 
   }
 }
 
-/* Each row's split: ell_len[i] = min(len, boundary), rest[i] = the remainder's length
-   (rest[nrows] = 0, for the exclusive scan that makes it csr_start); the sums. */
+/* Each row's split: ell_len[i] = min(len, boundary) (ell_len NULL when boundary is 0), rest[i] =
+   the remainder's length (rest[nrows] = 0, for the exclusive scan that makes it csr_start); the
+   sums. */
 __global__ void CIHybridSplitKernel(PetscInt nrows, const PetscInt *ai, long long boundary, int32_t *ell_len, int32_t *rest, CIHybridLayoutSums *sums)
 {
   long long          width = 0;
@@ -94,8 +97,8 @@ __global__ void CIHybridSplitKernel(PetscInt nrows, const PetscInt *ai, long lon
     }
     const long long len = (long long)ai[i + 1] - ai[i], s = min(len, boundary);
 
-    ell_len[i] = (int32_t)s;
-    rest[i]    = (int32_t)(len - s);
+    if (ell_len) ell_len[i] = (int32_t)s;
+    rest[i] = (int32_t)(len - s);
     width      = max(width, s);
     nnz_ell += (unsigned long long)s;
     rows_with_csr += len > s ? 1 : 0;
@@ -171,30 +174,32 @@ static PetscErrorCode CIHybridExclusiveScan(int n, int32_t *v, cudaStream_t s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes)
+PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PetscInt boundary, CIHybridFormat *fmt, PetscInt *chosen, double *model_bytes, CIHybridDevice *dev)
 {
-  const unsigned     grid = (unsigned)PetscMax(1, PetscMin((nrows + CIHYBRID_LAYOUT_THREADS) / CIHYBRID_LAYOUT_THREADS, (PetscInt)2048));
-  const PetscInt64   nnz  = nrows ? (PetscInt64)ai[nrows] - ai[0] : 0;
-  CIHybridLayoutSums h    = {LLONG_MAX, 0, 0, 0, 0}, *sums = NULL;
-  PetscInt          *dai  = NULL;
-  int32_t           *ell_len = NULL, *rest = NULL;
+  const unsigned      grid = (unsigned)PetscMax(1, PetscMin((nrows + CIHYBRID_LAYOUT_THREADS) / CIHYBRID_LAYOUT_THREADS, (PetscInt)2048));
+  const PetscInt64    nnz  = nrows ? (PetscInt64)ai[nrows] - ai[0] : 0;
+  CIHybridLayoutSums  h    = {LLONG_MAX, 0, 0, 0, 0}, *sums = NULL;
+  CIHybridDevice      d    = NULL;
   unsigned long long *dhist = NULL;
-  PetscInt64        *hist   = NULL;
-  cudaStream_t       s;
-  CIHybridStatus     status = CIHYBRID_OK;
-  PetscErrorCode     ierr;
+  PetscInt64         *hist  = NULL;
+  cudaStream_t        s;
+  CIHybridStatus      status = CIHYBRID_OK;
+  PetscErrorCode      ierr;
 
   PetscFunctionBegin;
   memset(fmt, 0, sizeof(*fmt));
+  *dev         = NULL;
   *model_bytes = -1;
   PetscCheck(nrows >= 0 && ncols >= 0 && nrows < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID layout on the device: %" PetscInt_FMT " x %" PetscInt_FMT " does not fit the int32 device indices", nrows, ncols);
   PetscCall(GpuMatsCUDAGetStream((void **)&s));
-  PetscCall(GpuMatsCUDAMalloc((void **)&sums, sizeof(h), "CIHYBRID layout: its sums"));
-  ierr = GpuMatsCUDAMalloc((void **)&dai, ((size_t)nrows + 1) * sizeof(PetscInt), "CIHYBRID layout: the AIJ row pointers");
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(dai, ai, ((size_t)nrows + 1) * sizeof(PetscInt));
+  PetscCall(PetscNew(&d));
+  ierr = GpuMatsCUDAMalloc((void **)&sums, sizeof(h), "CIHYBRID layout: its sums");
+  /* the row pointers stay with the device copy: its fill and value refreshes read them */
+  if (!ierr) ierr = CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, ((size_t)nrows + 1) * sizeof(PetscInt), "CIHYBRID layout: the AIJ row pointers");
+  if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, ((size_t)nrows + 1) * sizeof(PetscInt));
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(sums, &h, sizeof(h));
   if (!ierr && nrows) {
-    CIHybridLengthsKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, dai, sums);
+    CIHybridLengthsKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, d->aij_rowptr, sums);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridLengthsKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
@@ -206,38 +211,33 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
     ierr = GpuMatsCUDAMalloc((void **)&dhist, (size_t)nbins * sizeof(*dhist), "CIHYBRID layout: the histogram of the row lengths");
     if (!ierr) ierr = GpuMatsCUDAMemset(dhist, 0, (size_t)nbins * sizeof(*dhist));
     if (!ierr && nrows) {
-      CIHybridHistogramKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, dai, nbins, dhist);
+      CIHybridHistogramKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, d->aij_rowptr, nbins, dhist);
       ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridHistogramKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
     }
     if (!ierr) ierr = PetscMalloc1(nbins, &hist);
     if (!ierr) ierr = GpuMatsCUDACopyToHost(hist, dhist, (size_t)nbins * sizeof(*hist));
     if (!ierr) boundary = CIHybridChooseBoundaryFromHistogram(hist, (PetscInt)h.max_len, nrows, model_bytes);
   }
-  if (!ierr) {
-    boundary = PetscMin(boundary, (PetscInt)h.max_len);
-    ierr     = GpuMatsCUDAMalloc((void **)&ell_len, (size_t)PetscMax(nrows, 1) * sizeof(int32_t), "CIHYBRID layout: the ELLPACK lengths");
-  }
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&rest, ((size_t)nrows + 1) * sizeof(int32_t), "CIHYBRID layout: the remainder's offsets");
-  if (!ierr) {
-    CIHybridSplitKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, dai, (long long)boundary, ell_len, rest, sums);
+  /* the split straight into the copy's layout arrays: the ELLPACK width is min(BOUNDARY, longest row) */
+  if (!ierr) boundary = PetscMin(boundary, (PetscInt)h.max_len);
+  if (!ierr && nrows && boundary) ierr = CIHybridDeviceAllocate(d, (void **)&d->ell_len, (size_t)nrows * sizeof(int32_t), "CIHYBRID ELL row lengths");
+  if (!ierr && nrows) ierr = CIHybridDeviceAllocate(d, (void **)&d->csr_start, ((size_t)nrows + 1) * sizeof(int32_t), "CIHYBRID remainder row starts");
+  if (!ierr && nrows) {
+    CIHybridSplitKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, d->aij_rowptr, (long long)boundary, d->ell_len, d->csr_start, sums);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridSplitKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
   if (!ierr) status = CIHybridLayoutFromSums(nrows, ncols, boundary, nnz, h.width, (PetscInt64)h.nnz_ell, (PetscInt64)h.rows_with_csr, h.max_len, fmt);
-  if (!ierr && status == CIHYBRID_OK) { /* csr_start: the exclusive scan of the remainders' lengths (their sum fits int32: checked above) */
-    ierr = CIHybridExclusiveScan((int)nrows + 1, rest, s);
-    if (!ierr && nrows) ierr = GpuMatsCUDACopyToHost(fmt->ell_len, ell_len, (size_t)nrows * sizeof(int32_t));
-    if (!ierr) ierr = GpuMatsCUDACopyToHost(fmt->csr_start, rest, ((size_t)nrows + 1) * sizeof(int32_t));
-  }
-  PetscCall(GpuMatsCUDAFree(rest));
-  PetscCall(GpuMatsCUDAFree(ell_len));
+  /* csr_start: the exclusive scan of the remainders' lengths (their sum fits int32: checked above) */
+  if (!ierr && status == CIHYBRID_OK && nrows) ierr = CIHybridExclusiveScan((int)nrows + 1, d->csr_start, s);
+  if (!ierr && status == CIHYBRID_OK) ierr = CIHybridDeviceAllocateArrays(d, fmt);
   PetscCall(GpuMatsCUDAFree(dhist));
-  PetscCall(GpuMatsCUDAFree(dai));
   PetscCall(GpuMatsCUDAFree(sums));
   PetscCall(PetscFree(hist));
-  if (ierr || status != CIHYBRID_OK) CIHybridFormatFree(fmt);
+  if (ierr || status != CIHYBRID_OK) PetscCall(CIHybridDeviceDestroy(&d));
   PetscCall(ierr);
   PetscCheck(status == CIHYBRID_OK, PETSC_COMM_SELF, status == CIHYBRID_ERR_MEMORY ? PETSC_ERR_MEM : PETSC_ERR_ARG_OUTOFRANGE, "CIHYBRID layout of %" PetscInt_FMT " rows with BOUNDARY %" PetscInt_FMT " (%lld entries in ELLPACK, width %lld): %s", nrows, boundary, (long long)h.nnz_ell, h.width, CIHybridStatusString(status));
   *chosen = boundary;
+  *dev    = d;
   PetscFunctionReturn(0);
 }

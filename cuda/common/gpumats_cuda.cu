@@ -22,7 +22,9 @@ static struct {
   PetscBool    avail;
   char         why[256];
   int          device;
-  int          ndevices; /* GpuMatsCUDADevicePresent's count: 0 not counted yet, -1 none usable */
+  int          ndevices; /* GpuMatsCUDACountDevices: 0 not counted yet, -1 none usable or disabled */
+  cudaError_t  count_error; /* what cudaGetDeviceCount said */
+  PetscBool    disabled;    /* -device_enable none */
   cudaStream_t stream; /* only when PETSc has no CUDA: ours, created on first use */
 } GpuMatsCUDA;
 
@@ -86,15 +88,8 @@ static PetscErrorCode GpuMatsCUDADisabledInPETSc(PetscBool *disabled)
    because PETSc raises an error (not a fallback) when it finds none. */
 static PetscErrorCode GpuMatsCUDASelectDevice(int ndevices)
 {
-  PetscBool disabled;
-
   PetscFunctionBegin;
   (void)ndevices; /* PETSc counts them itself */
-  PetscCall(GpuMatsCUDADisabledInPETSc(&disabled));
-  if (disabled) {
-    GpuMatsCUDASetUnavailable("CUDA devices are disabled by -device_enable none", cudaSuccess);
-    PetscFunctionReturn(0);
-  }
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) {
     GpuMatsCUDASetUnavailable("PETSc did not initialise a CUDA device", cudaSuccess);
@@ -156,19 +151,33 @@ static PetscErrorCode GpuMatsCUDASelectDevice(int ndevices)
 }
 #endif
 
+/* The devices counted once, without making a context (GpuMatsCUDA.ndevices: -1 when none is
+   usable, or when the user disabled them with -device_enable none: PETSc, asked for a device
+   then, raises an error instead of falling back). */
+static PetscErrorCode GpuMatsCUDACountDevices(void)
+{
+  PetscFunctionBegin;
+  if (GpuMatsCUDA.ndevices) PetscFunctionReturn(0);
+  GpuMatsCUDA.count_error = cudaGetDeviceCount(&GpuMatsCUDA.ndevices);
+  if (GpuMatsCUDA.count_error != cudaSuccess || GpuMatsCUDA.ndevices <= 0) {
+    (void)cudaGetLastError();
+    GpuMatsCUDA.ndevices = -1;
+  }
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(GpuMatsCUDADisabledInPETSc(&GpuMatsCUDA.disabled));
+  if (GpuMatsCUDA.disabled) GpuMatsCUDA.ndevices = -1;
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* No device or no driver is an answer (avail = false), never an error. */
 static PetscErrorCode GpuMatsCUDAProbe(void)
 {
-  int         ndevices = 0;
-  cudaError_t cerr;
-
   PetscFunctionBegin;
-  cerr = cudaGetDeviceCount(&ndevices);
-  if (cerr != cudaSuccess || ndevices == 0) {
-    GpuMatsCUDASetUnavailable("no usable CUDA device", cerr);
-    PetscFunctionReturn(0);
-  }
-  PetscCall(GpuMatsCUDASelectDevice(ndevices));
+  PetscCall(GpuMatsCUDACountDevices());
+  if (GpuMatsCUDA.disabled) GpuMatsCUDASetUnavailable("CUDA devices are disabled by -device_enable none", cudaSuccess);
+  else if (GpuMatsCUDA.ndevices <= 0) GpuMatsCUDASetUnavailable("no usable CUDA device", GpuMatsCUDA.count_error);
+  else PetscCall(GpuMatsCUDASelectDevice(GpuMatsCUDA.ndevices));
   PetscFunctionReturn(0);
 }
 
@@ -222,20 +231,7 @@ PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present)
     *present = GpuMatsCUDA.avail;
     PetscFunctionReturn(0);
   }
-  if (!GpuMatsCUDA.ndevices) {
-    if (cudaGetDeviceCount(&GpuMatsCUDA.ndevices) != cudaSuccess || GpuMatsCUDA.ndevices <= 0) {
-      (void)cudaGetLastError();
-      GpuMatsCUDA.ndevices = -1;
-    }
-#if defined(PETSC_HAVE_CUDA)
-    {
-      PetscBool disabled;
-
-      PetscCall(GpuMatsCUDADisabledInPETSc(&disabled));
-      if (disabled) GpuMatsCUDA.ndevices = -1;
-    }
-#endif
-  }
+  PetscCall(GpuMatsCUDACountDevices());
   *present = (PetscBool)(GpuMatsCUDA.ndevices > 0);
   PetscFunctionReturn(0);
 }

@@ -44,7 +44,6 @@ typedef struct {
 
 struct _n_PCSRDevice {
   int32_t  nrows, ncols, nnz;
-  int32_t  max_row_len; /* the longest row */
   PCSRRowStats stats;   /* of the rows, from the device row pointers (PCSRDeviceRowPointers) */
   int32_t *ptr;         /* nrows + 1 (NULL when nrows == 0) */
   int32_t *col;         /* nnz */

@@ -93,7 +93,6 @@ PetscErrorCode PCSRDeviceRowPointers(PCSRDevice d, const PetscInt *ai)
   PetscCall(GpuMatsCUDAFree(sums));
   PetscCall(ierr);
   PetscCheck(h.first_bad == INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "PCSR: row pointers decrease at row %d (ai[%d] = %" PetscInt_FMT " > ai[%d] = %" PetscInt_FMT "): they must be nondecreasing", h.first_bad, h.first_bad, ai[h.first_bad], h.first_bad + 1, ai[h.first_bad + 1]);
-  d->max_row_len          = h.max_len;
   d->stats.nrows          = nrows;
   d->stats.ncols          = d->ncols;
   d->stats.nnz            = d->nnz;

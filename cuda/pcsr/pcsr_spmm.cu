@@ -161,8 +161,8 @@ static PCSRSpMMScheme PCSRSpMMChooseScheme(PCSRDevice dev, PetscInt k)
   const double mean = (double)dev->nnz / (double)dev->nrows;
 
   if (k == 1) return PCSR_SPMM_ADAPTIVE_SPMVS;
-  if (mean >= PCSR_SPMM_MIN_MEAN && (double)dev->max_row_len <= PCSR_SPMM_LONG_ROW_FACTOR * mean) return PCSR_SPMM_WARP_PER_ROW;
-  if (mean < PCSR_SPMM_MIN_MEAN && dev->max_row_len <= PCSR_SPMM_SHORT_MAX) return PCSR_SPMM_THREAD_PER_ROW;
+  if (mean >= PCSR_SPMM_MIN_MEAN && (double)dev->stats.max_row_len <= PCSR_SPMM_LONG_ROW_FACTOR * mean) return PCSR_SPMM_WARP_PER_ROW;
+  if (mean < PCSR_SPMM_MIN_MEAN && dev->stats.max_row_len <= PCSR_SPMM_SHORT_MAX) return PCSR_SPMM_THREAD_PER_ROW;
   return PCSR_SPMM_ADAPTIVE_SPMVS;
 }
 

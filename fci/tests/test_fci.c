@@ -28,6 +28,7 @@ static char help[] = "Tests of the FCI matrix builders (fci/).\n\n"
 #include "determinants.h"
 #include "hamiltonian.h"
 #include "slatercondon.h"
+#include "../../tests/testexit.h"
 
 #define ENERGY_TOL 1e-8
 
@@ -962,7 +963,7 @@ static PetscErrorCode TestBadInput(TestCtx *ctx)
 
 /* ---------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
+static int Main(int argc, char **argv)
 {
   TestCtx   ctx;
   char      tests[256] = "all";
@@ -1020,6 +1021,11 @@ int main(int argc, char **argv)
   PetscCheck(ran || ctx.skipped, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-test %s: no such test (headers, badinput, slater, hubbard, h2o_sto2g, n2_sto3g, hubbard34, all)", tests);
   PetscCall(SlepcFinalize());
   if (ctx.failures) return 1;
-  if (ctx.skipped && !ran) return 77;
+  if (ctx.skipped && !ran) return TEST_EXIT_SKIP;
   return 0;
+}
+
+int main(int argc, char **argv)
+{
+  return TestExitStatus(Main(argc, argv));
 }

@@ -133,12 +133,10 @@ CIHybridStatus CIHybridLayoutFromCSR(PetscInt nrows, PetscInt ncols, const Petsc
   return LayoutSizes(fmt, width, nnz_ell, csr, maxlen);
 }
 
-/* The layout of the entries split from sums over the rows that the device made; its two arrays
-   allocated, for the caller to fill. */
+/* The layout of the entries split from sums over the rows that the device made: sizes and
+   statistics, no arrays (the device holds them). */
 CIHybridStatus CIHybridLayoutFromSums(PetscInt nrows, PetscInt ncols, PetscInt boundary, PetscInt64 nnz, PetscInt64 width, PetscInt64 nnz_ell, PetscInt64 rows_with_csr, PetscInt64 max_row_len, CIHybridFormat *fmt)
 {
-  CIHybridStatus status;
-
   memset(fmt, 0, sizeof(*fmt));
   if (nrows < 0 || ncols < 0 || boundary < 0 || nnz < nnz_ell) return CIHYBRID_ERR_ARGUMENT;
   if ((PetscInt64)nrows > INT_MAX || (PetscInt64)ncols > INT_MAX) return CIHYBRID_ERR_INDEX_OVERFLOW;
@@ -148,15 +146,7 @@ CIHybridStatus CIHybridLayoutFromSums(PetscInt nrows, PetscInt ncols, PetscInt b
   fmt->boundary      = boundary;
   fmt->nnz           = nnz;
   fmt->rows_with_csr = rows_with_csr;
-  status             = LayoutSizes(fmt, width, nnz_ell, nnz - nnz_ell, max_row_len);
-  if (status != CIHYBRID_OK) return status;
-  fmt->ell_len   = (int32_t *)AllocArray((size_t)nrows, sizeof(int32_t));
-  fmt->csr_start = (int32_t *)AllocArray((size_t)nrows + 1, sizeof(int32_t));
-  if (!fmt->ell_len || !fmt->csr_start) {
-    FreeEveryArray(fmt);
-    return CIHYBRID_ERR_MEMORY;
-  }
-  return CIHYBRID_OK;
+  return LayoutSizes(fmt, width, nnz_ell, nnz - nnz_ell, max_row_len);
 }
 
 CIHybridStatus CIHybridLayoutCopy(const CIHybridFormat *src, CIHybridFormat *dst)
@@ -168,6 +158,7 @@ CIHybridStatus CIHybridLayoutCopy(const CIHybridFormat *src, CIHybridFormat *dst
   dst->ell_val   = NULL;
   dst->csr_col   = NULL;
   dst->csr_val   = NULL;
+  if (!src->csr_start) return CIHYBRID_OK; /* a layout made on the device: none on the host either */
   dst->ell_len   = (int32_t *)AllocArray(nrows, sizeof(int32_t));
   dst->csr_start = (int32_t *)AllocArray(nrows + 1, sizeof(int32_t));
   if (!dst->ell_len || !dst->csr_start) {

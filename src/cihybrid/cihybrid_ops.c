@@ -36,44 +36,61 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The layout of the format (boundary, sizes, per-row split): O(rows) host work.  The
-   arrays are filled later, on the side that multiplies. */
+/* The layout of the format (boundary, sizes, per-row split): O(rows) work.  The arrays are
+   filled later, on the side that multiplies.  For the device, and the entries split, the
+   layout is made there and its arrays stay there (in h->dev, allocated, not yet filled). */
 PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj, PetscBool on_device)
 {
-  PetscInt       m = A->rmap->n, boundary = h->settings.boundary;
-  CIHybridStatus status;
+  const PetscInt  m = A->rmap->n, requested = h->settings.boundary;
+  const PetscBool entries  = (PetscBool)(h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES);
+  const PetscBool device   = (PetscBool)(GPUMATS_HAVE_CUDA && on_device && entries);
+  PetscInt        boundary = requested;
 
   PetscFunctionBegin;
   PetscCall(MatCIHybridFreeFormat_SeqAIJCIHybrid(A));
   h->model_bytes = -1;
 #if GPUMATS_HAVE_CUDA
-  if (on_device && h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) { /* the entries split needs only the row lengths */
-    PetscCall(CIHybridDeviceLayout(m, A->cmap->n, ai, boundary, &h->fmt, &boundary, &h->model_bytes));
-    if (h->settings.boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (entries split; model: %g bytes per SpMV for the matrix arrays), on the device\n", boundary, h->model_bytes));
-    else if (h->settings.boundary > boundary) PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt64_FMT "): ELLPACK width %" PetscInt_FMT "\n", h->settings.boundary, h->fmt.max_row_len, h->fmt.width));
-    PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR (made on the device)\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#else
-  (void)on_device;
+  if (device) PetscCall(CIHybridDeviceLayout(m, A->cmap->n, ai, boundary, &h->fmt, &boundary, &h->model_bytes, &h->dev));
 #endif
-  if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
-    if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES) boundary = CIHybridChooseBoundary(m, ai, &h->model_bytes);
-    else boundary = A->cmap->n / 10; /* the paper's reference region: the first 10% of the determinants */
-    PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)\n", boundary, h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES ? "entries" : "columns", h->model_bytes));
-  }
-  status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->settings.split, boundary, &h->fmt);
-  if (status != CIHYBRID_OK) {
-    CIHybridFormat failed = h->fmt; /* sizes survive for the message */
+  if (!device) {
+    CIHybridStatus status;
 
-    CIHybridFormatFree(&h->fmt);
+    if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) boundary = entries ? CIHybridChooseBoundary(m, ai, &h->model_bytes) : A->cmap->n / 10; /* columns: the paper's reference region, the first 10% of the determinants */
+    status = CIHybridLayoutFromCSR(m, A->cmap->n, ai, aj, (CIHybridSplit)h->settings.split, boundary, &h->fmt);
+    if (status != CIHYBRID_OK) {
+      CIHybridFormat failed = h->fmt; /* sizes survive for the message */
+
+      CIHybridFormatFree(&h->fmt);
+      PetscCall(CIHybridCheckStatus(A, status, &failed));
+    }
+  }
+  if (requested == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscInfo(A, "Automatic BOUNDARY %" PetscInt_FMT " (%s split; model: %g bytes per SpMV for the matrix arrays)%s\n", boundary, entries ? "entries" : "columns", h->model_bytes, device ? ", on the device" : ""));
+  /* the ELLPACK part is as wide as the longest row */
+  if (entries && requested != MAT_CIHYBRID_BOUNDARY_AUTO && requested > h->fmt.max_row_len) PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt64_FMT "): ELLPACK width %" PetscInt_FMT "\n", requested, h->fmt.max_row_len, h->fmt.width));
+  if (entries) h->fmt.boundary = (PetscInt)PetscMin((PetscInt64)h->fmt.boundary, h->fmt.max_row_len);
+  PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR%s\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr, device ? " (made on the device)" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host's layout arrays (ell_len, csr_start) when the layout was made on the device: the
+   same split of the same row lengths, by the builder. */
+static PetscErrorCode CIHybridLayoutOnHost(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai)
+{
+  CIHybridFormat host;
+  CIHybridStatus status;
+
+  PetscFunctionBegin;
+  if (h->fmt.csr_start) PetscFunctionReturn(PETSC_SUCCESS);
+  status = CIHybridLayoutFromCSR(A->rmap->n, A->cmap->n, ai, NULL, CIHYBRID_SPLIT_ENTRIES, h->fmt.boundary, &host);
+  if (status != CIHYBRID_OK) {
+    CIHybridFormat failed = host;
+
+    CIHybridFormatFree(&host);
     PetscCall(CIHybridCheckStatus(A, status, &failed));
   }
-  if (h->settings.split == MAT_CIHYBRID_SPLIT_ENTRIES && boundary > h->fmt.max_row_len) { /* the ELLPACK part is as wide as the longest row */
-    if (h->settings.boundary != MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscInfo(A, "BOUNDARY %" PetscInt_FMT " is larger than the longest row (%" PetscInt64_FMT "): ELLPACK width %" PetscInt_FMT "\n", boundary, h->fmt.max_row_len, h->fmt.width));
-    h->fmt.boundary = (PetscInt)h->fmt.max_row_len;
-  }
-  PetscCall(PetscInfo(A, "CIHYBRID layout %" PetscInt_FMT " x %" PetscInt_FMT ": width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK (+%" PetscInt64_FMT " padding), %" PetscInt64_FMT " in CSR\n", m, A->cmap->n, h->fmt.width, h->fmt.nnz_ell, h->fmt.padding, h->fmt.nnz_csr));
+  PetscCheck(host.nnz_ell == h->fmt.nnz_ell && host.pitch == h->fmt.pitch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the host layout (%" PetscInt64_FMT " ELLPACK entries, pitch %" PetscInt_FMT ") is not the device's (%" PetscInt64_FMT ", %" PetscInt_FMT ")", host.nnz_ell, host.pitch, h->fmt.nnz_ell, h->fmt.pitch);
+  h->fmt.ell_len   = host.ell_len;
+  h->fmt.csr_start = host.csr_start;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -116,17 +133,19 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
 #if GPUMATS_HAVE_CUDA
   if (*on_device) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
-    if (!h->dev) {
-      PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
+    if (change == GPUMATS_SHADOW_STRUCTURE || !h->dev) { /* columns and values */
+      if (!h->dev) PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
+      else PetscCall(CIHybridDeviceFillFromCSR(h->dev, &h->fmt, ai, aj, aa));
       PetscCall(PetscTime(&t[2]));
       PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded) in %.3g ms, after its layout in %.3g ms\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0, (t[2] - t[1]) * 1e3, (t[1] - t[0]) * 1e3));
-    } else PetscCall(CIHybridDeviceCopyValuesFromCSR(h->dev, &h->fmt, ai, aa));
+    } else PetscCall(CIHybridDeviceFillFromCSR(h->dev, &h->fmt, ai, aj, aa)); /* the values, or the columns too if a fill never completed */
     h->shadow.device_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
+  PetscCall(CIHybridLayoutOnHost(A, h, ai));
   if (!h->fmt.ell_col) PetscCall(CIHybridCheckStatus(A, CIHybridFillFromCSR(ai, aj, aa, &h->fmt), &h->fmt));
   else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
   h->host_current = PETSC_TRUE;

@@ -107,8 +107,8 @@ PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat A, MatCIHybridInfo *info)
   info->nnz_ell    = f->nnz_ell;
   info->nnz_csr    = f->nnz_csr;
   info->padding    = f->padding;
-  /* the layout (ell_len, csr_start) always; the arrays only where the host multiplies */
-  info->bytes_host = f->nrows * (PetscInt64)sizeof(int32_t) + (f->nrows + 1) * (PetscInt64)sizeof(int32_t);
+  /* the layout (ell_len, csr_start) unless made on the device; the arrays only where the host multiplies */
+  info->bytes_host = f->csr_start ? f->nrows * (PetscInt64)sizeof(int32_t) + (f->nrows + 1) * (PetscInt64)sizeof(int32_t) : 0;
   if (f->ell_col) info->bytes_host += (PetscInt64)f->nrows * f->pitch * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + f->nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
 #if GPUMATS_HAVE_CUDA
   if (h->dev) {
