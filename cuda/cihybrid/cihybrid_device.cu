@@ -102,60 +102,79 @@ static PetscErrorCode CIHybridFillBuffers(PetscInt64 chunk, PetscBool cols, Pets
   PetscFunctionReturn(0);
 }
 
-/* Fills d's arrays (columns too when aj is not NULL) from the AIJ arrays: ai goes to the
-   device whole at the first fill and stays there (d->aij_rowptr), aj and aa a chunk of rows at
-   a time through temporary device buffers.  A
-   chunk holds 2^25 entries, or half as many as often as needed to fit the free device
-   memory, but never fewer than the longest row (maxlen) or 2^16. */
+/* Fills d's arrays from the AIJ arrays: the values, and the columns too until they are in
+   place (d->filled; aj may be NULL only for a matrix without entries).  ai goes to the device
+   whole at the first fill and stays there (d->aij_rowptr), aj and aa a chunk of rows at a time
+   through temporary device buffers.  A chunk holds 2^25 entries, or half as many as often as
+   needed to fit the free device memory, but never fewer than the longest row (maxlen) or 2^16. */
 static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   const PetscInt64 total    = d->nrows ? (PetscInt64)ai[d->nrows] - ai[0] : 0;
+  const PetscInt  *cols     = d->filled ? NULL : aj;
   const PetscInt64 smallest = PetscMin(total, PetscMax(maxlen, (PetscInt64)1 << 16));
   PetscInt64       chunk    = PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen));
   PetscBool        ok       = PETSC_FALSE;
   PetscInt        *tcols = NULL;
   PetscScalar     *tvals = NULL;
-  int             *bad   = NULL, hbad = 0;
+  int             *bad   = NULL, hbad = 0, nchunks = 0;
   cudaStream_t     stream;
+  PetscLogDouble   t[4] = {0, 0, 0, 0}, uploads = 0;
   PetscErrorCode   ierr = 0;
 
   PetscFunctionBegin;
-  PetscCheck(aj || d->filled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID value refresh of a device copy whose columns were never filled");
-  if (!d->nrows) {
+  PetscCheck(d->filled || aj || !total, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID fill: the columns of the %lld entries were never filled, and no AIJ columns were given", (long long)total);
+  if (!total) { /* no entry: no padding either (the ELLPACK width is 0) */
     d->filled = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
   PetscCall(GpuMatsCUDAGetStream((void **)&stream));
+  PetscCall(PetscTime(&t[0]));
   if (!d->aij_rowptr) {
     PetscCall(CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, (size_t)(d->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
     ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, (size_t)(d->nrows + 1) * sizeof(PetscInt));
   }
   for (; !ierr; chunk = PetscMax(chunk / 2, smallest)) {
-    ierr = CIHybridFillBuffers(chunk, aj ? PETSC_TRUE : PETSC_FALSE, chunk == smallest ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok);
+    ierr = CIHybridFillBuffers(chunk, cols ? PETSC_TRUE : PETSC_FALSE, chunk == smallest ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok);
     if (ok) break;
   }
   if (!ierr && chunk < PetscMin(total, PetscMax(CIHYBRID_FILL_CHUNK, maxlen))) ierr = PetscInfo(NULL, "CIHYBRID fill in chunks of %lld entries (device memory is short)\n", (long long)chunk);
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&bad, sizeof(int), "CIHYBRID fill: error flag");
   if (!ierr) ierr = GpuMatsCUDAMemset(bad, 0, sizeof(int));
-  for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1) {
+  if (!ierr) ierr = PetscTime(&t[1]);
+  for (PetscInt r0 = 0, r1; !ierr && r0 < d->nrows; r0 = r1, nchunks++) {
     const PetscInt64 base = ai[r0];
+    PetscInt         hi   = d->nrows;
+    PetscLogDouble   u0, u1;
     unsigned         grid;
 
-    for (r1 = r0 + 1; r1 < d->nrows && (PetscInt64)ai[r1 + 1] - base <= chunk; r1++) { }
-    ierr = GpuMatsCUDACopyToDevice(tvals, aa + base, (size_t)(ai[r1] - base) * sizeof(PetscScalar));
-    if (!ierr && aj) ierr = GpuMatsCUDACopyToDevice(tcols, aj + base, (size_t)(ai[r1] - base) * sizeof(PetscInt));
+    /* the chunk ends at the last row end within 'chunk' entries: a binary search (a pass over
+       4M row pointers costs milliseconds); a row is never longer than a chunk */
+    for (r1 = r0 + 1; r1 < hi;) {
+      const PetscInt mid = r1 + (hi - r1 + 1) / 2;
+
+      if ((PetscInt64)ai[mid] - base <= chunk) r1 = mid;
+      else hi = mid - 1;
+    }
+    ierr = PetscTime(&u0);
+    if (!ierr) ierr = GpuMatsCUDACopyToDevice(tvals, aa + base, (size_t)(ai[r1] - base) * sizeof(PetscScalar));
+    if (!ierr && cols) ierr = GpuMatsCUDACopyToDevice(tcols, cols + base, (size_t)(ai[r1] - base) * sizeof(PetscInt));
+    if (!ierr) ierr = PetscTime(&u1);
     if (ierr) break;
+    uploads += u1 - u0;
     grid = (unsigned)(((size_t)(r1 - r0) * 32 + CIHYBRID_FILL_BLOCK - 1) / CIHYBRID_FILL_BLOCK);
-    CIHybridFillRows<<<grid, CIHYBRID_FILL_BLOCK, 0, stream>>>((int)r0, (int)r1, d->aij_rowptr, (PetscInt)base, aj ? tcols : NULL, tvals, (int)d->ncols, (int)d->pitch, d->ell_len, d->csr_start, d->ell_col, d->ell_val, d->csr_col, d->csr_val, bad);
+    CIHybridFillRows<<<grid, CIHYBRID_FILL_BLOCK, 0, stream>>>((int)r0, (int)r1, d->aij_rowptr, (PetscInt)base, cols ? tcols : NULL, tvals, (int)d->ncols, (int)d->pitch, d->ell_len, d->csr_start, d->ell_col, d->ell_val, d->csr_col, d->csr_val, bad);
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridFillRows<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&hbad, bad, sizeof(int));
+  if (!ierr) ierr = PetscTime(&t[2]);
   PetscCall(GpuMatsCUDAFree(tvals));
   PetscCall(GpuMatsCUDAFree(tcols));
   PetscCall(GpuMatsCUDAFree(bad));
   PetscCall(ierr);
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the AIJ arrays are not a valid sorted CSR matrix of %" PetscInt_FMT " columns, or its structure changed unseen", d->ncols);
-  if (aj) d->filled = PETSC_TRUE;
+  PetscCall(PetscTime(&t[3]));
+  PetscCall(PetscInfo(NULL, "CIHYBRID fill of %lld %s in %d chunk(s): row pointers and buffers %.3g ms, uploads %.3g ms, fill kernels %.3g ms, buffers freed %.3g ms\n", (long long)total, cols ? "entries" : "values", nchunks, (t[1] - t[0]) * 1e3, uploads * 1e3, (t[2] - t[1] - uploads) * 1e3, (t[3] - t[2]) * 1e3));
+  d->filled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -243,8 +262,7 @@ PetscErrorCode CIHybridDeviceFillFromCSR(CIHybridDevice dev, const CIHybridForma
   PetscCheck(dev->nrows == layout->nrows && dev->pitch == layout->pitch && dev->nnz_csr == layout->nnz_csr, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
              "CIHYBRID fill with a different structure: device has %" PetscInt_FMT " rows, pitch %" PetscInt_FMT ", %" PetscInt64_FMT " remainder nonzeros; format has %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt64_FMT " (rebuild instead)",
              dev->nrows, dev->pitch, dev->nnz_csr, layout->nrows, layout->pitch, layout->nnz_csr);
-  PetscCheck(dev->filled || aj, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CIHYBRID fill: the columns were never filled, and no AIJ columns were given");
-  PetscCall(CIHybridDeviceFill(dev, layout->max_row_len, ai, dev->filled ? NULL : aj, aa));
+  PetscCall(CIHybridDeviceFill(dev, layout->max_row_len, ai, aj, aa));
   PetscFunctionReturn(0);
 }
 
