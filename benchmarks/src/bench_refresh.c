@@ -37,7 +37,7 @@
      total_s         the whole: creation to the end of the last step.
    -warmup (default on) first makes, fills and multiplies a 4^3 matrix of the same type, so that
    the one-time costs of a program (CUDA context, library handles) do not land in first_mult_s.
-   After the loop the product is checked twice against MATAIJ: a MatConvert copy of the matrix
+   After the loop the product is checked twice against MATAIJ: a copy of the matrix, row by row
    (the format against its own values) and the same copy refilled with the values of the last
    step by MatSetValues (the values against what they should be); a relative error above 1e-12
    stops the program with an error (no CSV line).  One line of results a run; -csv FILE appends

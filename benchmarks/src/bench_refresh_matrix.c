@@ -38,7 +38,7 @@
      total_s         the whole: creation to the end of the last step (less making the vectors).
    -warmup (default on) first makes, fills and multiplies a 4x4 tridiagonal matrix of the same type
    and path, so that the one-time costs of a program (CUDA context, library handles) do not land in
-   first_mult_s.  After the loop the product is checked twice against MATAIJ: a MatConvert copy of
+   first_mult_s.  After the loop the product is checked twice against MATAIJ: a row-by-row copy of
    the matrix (the format against its own values) and the same copy refilled by MatSetValues with
    H0's pattern and the values of the last step computed again from H0 (the values against what
    they should be); a relative error above 1e-12 stops the program with an error (no CSV line).  One
