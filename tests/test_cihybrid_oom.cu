@@ -4,7 +4,8 @@
    PETSC_ERR_MEM, gives the memory back and multiplies again (checked against
    MATAIJ).  Then, with room for the format but not for the fill's full-size
    upload buffers, a fresh copy of the matrix must still multiply correctly
-   (the fill uses smaller chunks).  Skipped (exit 77) without a usable device; its failures are
+   (the fill uses smaller chunks).  COO preallocated with the device full, then given values in
+   device memory, must give the same products (CheckCOO).  Skipped (exit 77) without a usable device; its failures are
    PETSC_ERR_LIB (76), since PETSC_ERR_PLIB is 77, which meson would count as a skip. */
 #include <gpumats.h>
 #include <cuda_runtime.h>
@@ -43,6 +44,61 @@ static PetscErrorCode CheckMult(Mat A, Mat B, Vec x, Vec y, Vec yref, const char
   PetscCall(VecNorm(yref, NORM_2, &nrm));
   PetscCheck(err <= 1e-12 * nrm, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: relative error %g", when, (double)(err / nrm));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: %s, relative error %g\n", when, (double)(err / nrm)));
+  PetscFunctionReturn(0);
+}
+
+/* COO with the device full: MatSetPreallocationCOO, whose map from the COO entries to the stored
+   ones is made on the device when it can be, either succeeds (the values then go through the
+   host) or fails with PETSC_ERR_MEM.  Once the memory is back, B's entries given in device memory
+   to that matrix, if it was made, and to a new one must give B's products. */
+static PetscErrorCode CheckCOO(Mat B, Vec x, Vec y, Vec yref)
+{
+  PetscInt           n, ncols, nnz = 0;
+  const PetscInt    *cols;
+  const PetscScalar *vals;
+  PetscInt          *ci, *cj, *ci2, *cj2;
+  PetscScalar       *cv, *dv = NULL;
+  Mat                C[2] = {NULL, NULL};
+  void              *hog  = NULL;
+  PetscErrorCode     ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(B, &n, NULL));
+  for (PetscInt r = 0; r < n; r++) {
+    PetscCall(MatGetRow(B, r, &ncols, NULL, NULL));
+    nnz += ncols;
+    PetscCall(MatRestoreRow(B, r, &ncols, NULL, NULL));
+  }
+  PetscCall(PetscMalloc5(nnz, &ci, nnz, &cj, nnz, &ci2, nnz, &cj2, nnz, &cv));
+  for (PetscInt r = 0, e = 0; r < n; r++) {
+    PetscCall(MatGetRow(B, r, &ncols, &cols, &vals));
+    for (PetscInt k = 0; k < ncols; k++, e++) ci[e] = ci2[e] = r, cj[e] = cj2[e] = cols[k], cv[e] = vals[k];
+    PetscCall(MatRestoreRow(B, r, &ncols, &cols, &vals));
+  }
+  PetscCheck(cudaMalloc((void **)&dv, (size_t)nnz * sizeof(PetscScalar)) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMalloc of the COO values failed");
+  PetscCheck(cudaMemcpy(dv, cv, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemcpy of the COO values failed");
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatCreate(PETSC_COMM_SELF, &C[t]));
+    PetscCall(MatSetSizes(C[t], n, n, n, n));
+    PetscCall(MatSetType(C[t], MATSEQAIJCIHYBRID));
+  }
+  PetscCall(HogDevice((size_t)16 << 20, &hog));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetPreallocationCOO(C[0], nnz, ci, cj);
+  PetscCall(PetscPopErrorHandler());
+  if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
+  PetscCheck(!ierr || ierr == PETSC_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_LIB, "MatSetPreallocationCOO with the device full: error %d, expected none or PETSC_ERR_MEM", (int)ierr);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: MatSetPreallocationCOO of %" PetscInt_FMT " entries with the device full: %s\n", nnz, ierr ? "PETSC_ERR_MEM" : "made"));
+  if (ierr) PetscCall(MatDestroy(&C[0]));
+  PetscCall(MatSetPreallocationCOO(C[1], nnz, ci2, cj2));
+  for (int t = 0; t < 2; t++) {
+    if (!C[t]) continue;
+    PetscCall(MatSetValuesCOO(C[t], dv, INSERT_VALUES));
+    PetscCall(CheckMult(C[t], B, x, y, yref, t ? "COO values from the device, preallocated after the memory came back" : "COO values from the device, preallocated with the device full"));
+    PetscCall(MatDestroy(&C[t]));
+  }
+  if (cudaFree(dv) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
+  PetscCall(PetscFree5(ci, cj, ci2, cj2, cv));
   PetscFunctionReturn(0);
 }
 
@@ -100,6 +156,7 @@ int main(int argc, char **argv)
   if (cudaFree(hog) != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree failed");
   PetscCall(ierr);
   PetscCall(MatDestroy(&C));
+  PetscCall(CheckCOO(B, x, y, yref));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yref));

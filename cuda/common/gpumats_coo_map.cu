@@ -96,6 +96,18 @@ static PetscErrorCode COOMapAlloc(void **ptr, size_t bytes, PetscBool *ok)
   PetscFunctionReturn(0);
 }
 
+/* Whether CUB's sort could run.  If not, the error is cleared and no map is made (the values go
+   through the host): CUB remembers the device's attributes from its first call, and a first call
+   made with the device full may keep failing after the memory comes back, as its scan did in
+   test_cihybrid_oom. */
+static bool COOMapSortUsable(cudaError_t cerr)
+{
+  if (cerr == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  (void)PetscInfo(NULL, "COO map: CUB's radix sort failed (%s): no map on the device\n", cudaGetErrorString(cerr));
+  return false;
+}
+
 PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscCount *bad)
 {
   const uint32_t            nnz = (uint32_t)ai[nrows];
@@ -106,6 +118,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
   size_t                    temp_bytes = 0;
   int                       end_bit    = 1;
   unsigned long long        first_bad  = ULLONG_MAX;
+  bool                      sorted     = true;
   cub::DoubleBuffer<uint32_t> keys;
   cub::DoubleBuffer<int32_t>  entries;
 
@@ -117,7 +130,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
   while (end_bit < 32 && (nnz >> end_bit)) end_bit++; /* the keys are 0..nnz */
   PetscCall(GpuMatsCUDAGetStream(&stream));
   s = (cudaStream_t)stream;
-  GpuMatsCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, entries, (long long)n, 0, end_bit, s));
+  if (!COOMapSortUsable(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, entries, (long long)n, 0, end_bit, s))) PetscFunctionReturn(0);
   PetscCall(COOMapAlloc((void **)&w.ai, ((size_t)nrows + 1) * sizeof(PetscInt), &ok));
   PetscCall(COOMapAlloc((void **)&w.aj, (size_t)nnz * sizeof(PetscInt), &ok));
   PetscCall(COOMapAlloc((void **)&w.ci, (size_t)n * sizeof(PetscInt), &ok));
@@ -149,7 +162,13 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
     if (!ierr && n) {
       keys    = cub::DoubleBuffer<uint32_t>(w.key[0], w.key[1]);
       entries = cub::DoubleBuffer<int32_t>(w.entry[0], w.entry[1]);
-      ierr    = GpuMatsCUDACheck((int)cub::DeviceRadixSort::SortPairs(w.temp, temp_bytes, keys, entries, (long long)n, 0, end_bit, s), "cub::DeviceRadixSort::SortPairs", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
+      sorted  = COOMapSortUsable(cub::DeviceRadixSort::SortPairs(w.temp, temp_bytes, keys, entries, (long long)n, 0, end_bit, s));
+    }
+    if (!ierr && !sorted) { /* no map: the values go through the host */
+      PetscCall(COOMapScratchFree(&w));
+      PetscCall(GpuMatsCUDAFree(*jmap));
+      *jmap = NULL;
+      PetscFunctionReturn(0);
     }
     if (!ierr) {
       COOMapStarts<<<COOMapBlocks((long long)nnz + 1), COO_MAP_THREADS, 0, s>>>((long long)n, n ? keys.Current() : w.key[0], nnz, *jmap);

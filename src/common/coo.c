@@ -201,7 +201,7 @@ PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], con
   PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, jmap, perm, &bad));
   PetscCall(PetscTime(&t1));
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, bad, ci[bad], cj[bad]);
-  if (!*jmap) PetscCall(PetscInfo(A, "%s COO: no device memory for the map of %" PetscCount_FMT " entries: the values go through the host\n", ((PetscObject)A)->type_name, n));
+  if (!*jmap) PetscCall(PetscInfo(A, "%s COO: no map of the %" PetscCount_FMT " entries on the device (its memory is short, or the sort failed): the values go through the host\n", ((PetscObject)A)->type_name, n));
   else PetscCall(PetscInfo(A, "%s COO: the map of %" PetscCount_FMT " entries to %" PetscInt64_FMT " stored ones made on the device in %g s: values in device memory go straight into the device copy\n", ((PetscObject)A)->type_name, n, *nnz, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
