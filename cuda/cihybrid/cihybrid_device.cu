@@ -130,8 +130,15 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
   PetscCall(GpuMatsCUDAGetStream((void **)&stream));
   PetscCall(PetscTime(&t[0]));
   if (!d->aij_rowptr) {
-    PetscCall(CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, (size_t)(d->nrows + 1) * sizeof(PetscInt), "CIHYBRID fill: the AIJ row starts"));
-    ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, (size_t)(d->nrows + 1) * sizeof(PetscInt));
+    const size_t bytes = (size_t)(d->nrows + 1) * sizeof(PetscInt);
+
+    PetscCall(CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, bytes, "CIHYBRID fill: the AIJ row starts"));
+    ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, bytes);
+    if (ierr) { /* not kept: the next fill uploads them again */
+      PetscCall(GpuMatsCUDAFree(d->aij_rowptr));
+      d->aij_rowptr = NULL;
+      d->bytes -= bytes;
+    }
   }
   for (; !ierr; chunk = PetscMax(chunk / 2, smallest)) {
     ierr = CIHybridFillBuffers(chunk, cols ? PETSC_TRUE : PETSC_FALSE, chunk == smallest ? PETSC_TRUE : PETSC_FALSE, &tvals, &tcols, &ok);

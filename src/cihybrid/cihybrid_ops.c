@@ -88,7 +88,10 @@ static PetscErrorCode CIHybridLayoutOnHost(Mat A, Mat_SeqAIJCIHybrid *h, const P
     CIHybridFormatFree(&host);
     PetscCall(CIHybridCheckStatus(A, status, &failed));
   }
-  PetscCheck(host.nnz_ell == h->fmt.nnz_ell && host.pitch == h->fmt.pitch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the host layout (%" PetscInt64_FMT " ELLPACK entries, pitch %" PetscInt_FMT ") is not the device's (%" PetscInt64_FMT ", %" PetscInt_FMT ")", host.nnz_ell, host.pitch, h->fmt.nnz_ell, h->fmt.pitch);
+  if (host.nnz_ell != h->fmt.nnz_ell || host.pitch != h->fmt.pitch) {
+    CIHybridFormatFree(&host);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: the host layout (%" PetscInt64_FMT " ELLPACK entries, pitch %" PetscInt_FMT ") is not the device's (%" PetscInt64_FMT ", %" PetscInt_FMT ")", host.nnz_ell, host.pitch, h->fmt.nnz_ell, h->fmt.pitch);
+  }
   h->fmt.ell_len   = host.ell_len;
   h->fmt.csr_start = host.csr_start;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -132,13 +135,15 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   }
 #if GPUMATS_HAVE_CUDA
   if (*on_device) {
+    const PetscBool columns = (PetscBool)(change == GPUMATS_SHADOW_STRUCTURE || !h->dev);
+
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
-    if (change == GPUMATS_SHADOW_STRUCTURE || !h->dev) { /* columns and values */
-      if (!h->dev) PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
-      else PetscCall(CIHybridDeviceFillFromCSR(h->dev, &h->fmt, ai, aj, aa));
+    if (!h->dev) PetscCall(CIHybridDeviceCreateFromCSR(&h->fmt, ai, aj, aa, &h->dev));
+    else PetscCall(CIHybridDeviceFillFromCSR(h->dev, &h->fmt, ai, aj, aa)); /* the columns too until a fill completed (after the device layout) */
+    if (columns) {
       PetscCall(PetscTime(&t[2]));
       PetscCall(PetscInfo(A, "CIHYBRID filled on the device from the AIJ arrays (%.1f MB uploaded) in %.3g ms, after its layout in %.3g ms\n", (double)h->fmt.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)) / 1048576.0, (t[2] - t[1]) * 1e3, (t[1] - t[0]) * 1e3));
-    } else PetscCall(CIHybridDeviceFillFromCSR(h->dev, &h->fmt, ai, aj, aa)); /* the values, or the columns too if a fill never completed */
+    }
     h->shadow.device_current = PETSC_TRUE;
     PetscCall(PetscLogEventEnd(GPUMATS_FormatUpload, A, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
