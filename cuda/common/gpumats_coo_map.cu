@@ -96,10 +96,25 @@ static PetscErrorCode COOMapAlloc(void **ptr, size_t bytes, PetscBool *ok)
   PetscFunctionReturn(0);
 }
 
+/* CUB's sort asks the device's PTX version once and keeps the answer, an error included: a first
+   sort set up with the device full (test_cihybrid_oom) left every later COO map on the host.  So it
+   is asked here, when the context is made, from this file (whose CUB is the one that sorts). */
+PetscErrorCode GpuMatsCUDACOOMapSetUp(void)
+{
+  int         ptx = 0;
+  cudaError_t cerr;
+
+  PetscFunctionBegin;
+  cerr = cub::PtxVersion(ptx);
+  if (cerr != cudaSuccess) {
+    (void)cudaGetLastError();
+    PetscCall(PetscInfo(NULL, "CUB could not read the device's PTX version (%s): COO maps will be made on the host\n", cudaGetErrorString(cerr)));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Whether CUB's sort could run.  If not, the error is cleared and no map is made (the values go
-   through the host): CUB remembers the device's attributes from its first call, and a first call
-   made with the device full may keep failing after the memory comes back, as its scan did in
-   test_cihybrid_oom. */
+   through the host). */
 static bool COOMapSortUsable(cudaError_t cerr)
 {
   if (cerr == cudaSuccess) return true;

@@ -195,6 +195,7 @@ PetscErrorCode GpuMatsCUDAInitialize(PetscBool *avail, const char **why)
     if (GpuMatsCUDA.avail) {
       PetscCall(PetscInfo(NULL, "gpumats uses CUDA device %d (its context made in %.3g s)\n", GpuMatsCUDA.device, t1 - t0));
       PetscCall(GpuMatsCUDATransferSetUp());
+      PetscCall(GpuMatsCUDACOOMapSetUp());
     }
     else PetscCall(PetscInfo(NULL, "gpumats runs on the host: %s\n", GpuMatsCUDA.why));
   }

@@ -58,16 +58,14 @@ PetscErrorCode GpuMatsStageDenseUpload(GpuMatsStage *stage, const PetscScalar *h
 PetscErrorCode GpuMatsStageDenseReserve(GpuMatsStage *stage, PetscInt m, PetscInt k, PetscScalar **dev);
 PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host, PetscInt m, PetscInt k, PetscInt lda);
 
-/* Page-locks a large host array (64 MiB or more) for a faster upload, and
-   says whether it did; never fails: the upload works either way. */
-
-
 /* The COO map of an AIJ subclass (common/coo.c) made on the device from AIJ's host CSR (ai, aj,
    nrows rows) and the COO indices (ci, cj, n entries, host arrays): stored entry p sums the COO
    values v[perm[q]], jmap[p] <= q < jmap[p + 1], entries in ascending order within a stored entry;
    jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree.
-   Both NULL with *bad = -1: the device lacks the memory; with *bad >= 0: COO entry *bad is not
-   in AIJ's pattern. */
+   Both NULL with *bad = -1: the device lacks the memory (or CUB's sort failed); with *bad >= 0:
+   COO entry *bad is not in AIJ's pattern.  SetUp, at the context's creation: what CUB's sort
+   caches about the device, asked while the device has memory. */
+PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
 PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscCount *bad);
 
 /* Turns a cudaError_t (passed as int) into a PETSc error. */
