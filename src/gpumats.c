@@ -6,6 +6,7 @@
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatPCSRRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
@@ -49,6 +50,7 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATMPIAIJCIHYBRID, MatCreate_MPIAIJCIHybrid));
   PetscCall(MatRegisterRootName(MATCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
   PetscCall(MatCIHybridRegisterFactors());
+  PetscCall(MatPCSRRegisterFactors());
   PetscCall(MatRegister(MATSEQAIJPCSR, MatCreate_SeqAIJPCSR));
   PetscCall(MatRegister(MATMPIAIJPCSR, MatCreate_MPIAIJPCSR));
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));

@@ -85,7 +85,7 @@ __global__ void CIHybridCOOSum(int32_t nrows, const int32_t *__restrict__ rowptr
   }
 }
 
-extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values)
+extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add)
 {
   void          *stream;
   const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nrows + CIHYBRID_COO_THREADS - 1) / CIHYBRID_COO_THREADS, (int64_t)1 << 16);
@@ -96,7 +96,13 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
   PetscCall(GpuMatsCUDAGetStream(&stream));
   CIHybridCOOSum<<<blocks, CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, coo->rowptr, coo->jmap, coo->perm, v, add ? 1 : 0, dev->pitch, dev->ell_len, dev->csr_start, dev->ell_val, dev->csr_val, coo->values);
   GpuMatsCallCUDA(cudaGetLastError());
-  /* the host master gets the same values (the copy waits for the kernel) */
-  PetscCall(GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar)));
+  PetscFunctionReturn(0);
+}
+
+extern "C" PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDeviceCOO coo, PetscScalar *host_values)
+{
+  PetscFunctionBegin;
+  /* on the stream of the kernel that wrote them */
+  if (coo->nnz) PetscCall(GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

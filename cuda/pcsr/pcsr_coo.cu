@@ -1,7 +1,7 @@
 /* COO values straight into a PCSR device copy: each stored entry p of the CSR (AIJ's order)
    is the sum of the COO values v[perm[q]], jmap[p] <= q < jmap[p+1] (duplicates summed, ignored
    entries absent), so MatSetValuesCOO with values in device memory is one kernel; the host
-   AIJ master then gets the new values by one copy back. */
+   AIJ master gets the new values by one copy back, at once or when it needs them. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -58,7 +58,7 @@ __global__ void PCSRCOOSum(int32_t nnz, const int32_t *jmap, const int32_t *perm
   }
 }
 
-PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values)
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add)
 {
   void          *stream;
   const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nnz + PCSR_COO_THREADS - 1) / PCSR_COO_THREADS, (int64_t)1 << 16);
@@ -70,7 +70,13 @@ PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const P
   PCSRCOOSum<<<blocks, PCSR_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nnz, coo->jmap, coo->perm, v, add ? 1 : 0, dev->val);
   GpuMatsCallCUDA(cudaGetLastError());
   if (dev->t_built) dev->t_stale = PETSC_TRUE;
-  /* the host master gets the same values (the copy waits for the kernel) */
-  PetscCall(GpuMatsCUDACopyToHost(host_values, dev->val, (size_t)coo->nnz * sizeof(PetscScalar)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSRDeviceDownloadValues(PCSRDevice dev, PetscScalar *host_values)
+{
+  PetscFunctionBegin;
+  /* on the stream of the kernels that wrote them */
+  if (dev->nnz) PetscCall(GpuMatsCUDACopyToHost(host_values, dev->val, (size_t)dev->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

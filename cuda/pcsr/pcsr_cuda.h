@@ -24,12 +24,13 @@ PetscErrorCode PCSRDeviceUpdateDiagonal(PCSRDevice dev, PetscScalar shift, const
 /* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
    stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap,
    made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when
-   Create fails); SetValues sums v into the device values (added to them when 'add') and
-   copies the result into host_values (the AIJ master's nnz values). */
+   Create fails); SetValues sums v into the device values (added to them when 'add').
+   DownloadValues copies the device values into host_values (the AIJ master's nnz values). */
 typedef struct _n_PCSRDeviceCOO *PCSRDeviceCOO;
 PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo);
-PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscScalar *host_values);
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add);
+PetscErrorCode PCSRDeviceDownloadValues(PCSRDevice dev, PetscScalar *host_values);
 
 #if defined(__cplusplus)
 }

@@ -71,6 +71,7 @@ static PetscErrorCode MatConvert_SeqAIJCIHybrid_SeqAIJ(Mat A, MatType type, MatR
 
   PetscFunctionBegin;
   PetscCall(CIHybridMakeHostCopy(A, "MatConvert to AIJ"));
+  PetscCall(GpuMatsShadowAheadSync(A, "MatConvert to AIJ"));
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CIHybridComposeAll(B, PETSC_FALSE));
@@ -88,17 +89,12 @@ PETSC_INTERN PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat, Petsc
 /* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
 static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
 {
-  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
-  PetscBool foundtype, foundmtype;
-  char      why[64];
+  char why[64];
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
   PetscCall(CIHybridMakeHostCopy(A, why));
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
-  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
-  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
-  PetscCall((*aij)(A, ftype, F));
+  PetscCall(GpuMatsShadowGetFactorPETSc(A, ftype, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,6 +1,7 @@
 /* MATSEQAIJCIHYBRID: COO values given in device memory go into the device copy (ELLPACK and
-   remainder slots) by one kernel, and back into the AIJ master by one copy, instead of through
-   the host COO assembly and a new upload: as pcsr (pcsr_coo.c), the map from the COO entries to
+   remainder slots) by one kernel instead of through the host COO assembly and a new upload; the
+   AIJ master gets them by one copy when it needs them (common/shadow_ahead.c), or at once when
+   something reads it unseen.  As pcsr (pcsr_coo.c), the map from the COO entries to
    the stored entries made once, at MatSetPreallocationCOO (GpuMatsCOOStoredMap); common/coo.c
    calls both through composed functions and takes AIJ's host path whenever these decline (host
    values, no device, a device-only matrix, a pattern changed since). */
@@ -35,14 +36,11 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v in device memory: *done when the values went in on the device (and back to the host AIJ) */
+/* v in device memory: *done when the values went in on the device */
 static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  const PetscInt     *ai, *aj;
-  PetscScalar        *aa;
-  PetscMemType        mtype;
-  PetscBool           same, on_device;
+  PetscBool           same, on_device, ahead;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
@@ -51,11 +49,12 @@ static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const 
   if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
+  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES)));
   PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow));
   h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
-  *done           = PETSC_TRUE;
+  PetscCall(GpuMatsShadowAheadBegin(A, &ahead));
+  if (!ahead) PetscCall((*h->shadow.ops->values_download)(A));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

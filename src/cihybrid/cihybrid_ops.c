@@ -117,6 +117,8 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     PetscCall(CIHybridMakeHostCopy(A, "products on the host (no device, -mat_gpumats_backend host or MatBindToCPU)"));
   }
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
+  /* a device copy ahead of the host: the host arrays are read below */
+  if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->shadow.device_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
@@ -239,9 +241,27 @@ static PetscErrorCode CIHybridValuesDeviceOp(Mat A, const GpuMatsValuesChange *c
 }
 #endif
 
+#if GPUMATS_HAVE_CUDA
+/* The device copy's values into the host master, in AIJ's order: the COO kernel, the one writer
+   of a copy ahead of the host (cihybrid_coo.c), keeps them so */
+static PetscErrorCode CIHybridValuesDownloadOp(Mat A)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+  const PetscInt     *ai, *aj;
+  PetscScalar        *aa;
+  PetscMemType        mtype;
+
+  PetscFunctionBegin;
+  PetscCheck(h->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: device values to bring to the host without the COO map that made them");
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(CIHybridDeviceCOODownloadValues(h->coo, aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 const GpuMatsShadowOps CIHybridShadowOps = {
   MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
-  CIHybridMultDeviceOp, CIHybridSpMMDeviceOp, CIHybridValuesDeviceOp,
+  CIHybridMultDeviceOp, CIHybridSpMMDeviceOp, CIHybridValuesDeviceOp, CIHybridValuesDownloadOp,
 #endif
 };

@@ -153,6 +153,7 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
   PetscErrorCode     ierr;
 
   PetscFunctionBegin;
+  PetscCall(GpuMatsShadowAheadSyncOperand(A)); /* AIJ's preallocation starts from the host values */
   PetscCall(PetscObjectQueryFunction((PetscObject)A, COO_PARENT_PREALLOCATION, &parent));
   PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has lost AIJ's MatSetPreallocationCOO", ((PetscObject)A)->type_name);
   PetscCall(GpuMatsCOOGetHost(A, coo_i, (size_t)n * sizeof(PetscInt), "row indices", &hi));
@@ -234,6 +235,7 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  PetscCall(GpuMatsShadowAheadSyncOperand(A)); /* AIJ's COO assembly writes (and adds to) the host values */
   PetscCall(GpuMatsCOOGetHost(A, v, (size_t)n * sizeof(PetscScalar), "values", &hv));
   ierr = (*parent)(A, (const PetscScalar *)hv, mode);
   PetscCall(GpuMatsCOORestoreHost(v, &hv));

@@ -38,7 +38,7 @@ typedef struct {
 } GpuMatsCOOPattern;
 PETSC_INTERN PetscErrorCode GpuMatsCOOPatternRecord(Mat, GpuMatsCOOPattern *);
 PETSC_INTERN PetscErrorCode GpuMatsCOOPatternSame(Mat, const GpuMatsCOOPattern *, const char *type, PetscBool *same);
-/* After MatSetValuesCOO's values were written into the device copy (and back into the host AIJ):
+/* After MatSetValuesCOO's values were written into the device copy:
    the shadow current now and after the assembly MatSetValuesCOO does next */
 PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *);
 /* diag (seqdiag and mpidiag): COO of its own (diag/diag_coo.c) */

@@ -60,6 +60,9 @@ typedef struct {
   PetscErrorCode (*mult_device)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
   PetscErrorCode (*spmm_device)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
   PetscErrorCode (*values_device)(Mat, const GpuMatsValuesChange *, PetscBool *done);
+  /* the values of the device copy into the host AIJ's value array (AIJ's order): the device
+     copy ran ahead (common/shadow_ahead.c); NULL where a format never runs ahead */
+  PetscErrorCode (*values_download)(Mat);
 #endif
 } GpuMatsShadowOps;
 
@@ -79,6 +82,10 @@ typedef struct {
 #if GPUMATS_HAVE_CUDA
   GpuMatsStage stage_x, stage_y, stage_z; /* host vectors and dense blocks on their way to the device */
 #endif
+  /* the device copy ahead of the host AIJ (common/shadow_ahead.c) */
+  PetscBool      ahead;        /* the host AIJ's values are older than the device copy's */
+  PetscBool      host_readers; /* a factor or a sparse product reads the host AIJ unseen: never ahead */
+  struct _MatOps ahead_saved;  /* the table to put back when the host catches up */
 } GpuMatsShadow;
 
 #define GpuMatsShadowOf(A) ((GpuMatsShadow *)(A)->spptr)
@@ -107,6 +114,22 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogD
 /* C = A B (+ C when add) for a shadow A and sequential dense B, C (host or CUDA, any
    leading dimensions), on the backend of A's multiplies. */
 PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
+
+/* The device copy ahead of the host AIJ (common/shadow_ahead.c).  Begin: A's values are newer on
+   the device (MatSetValuesCOO from device memory), the host AIJ follows when a host operation
+   needs it; *ahead false where A has host readers (the caller then copies the values back now).
+   Sync: the host brought up to date ('why' for -info), a no-op unless A is ahead; Operand: the
+   same for a matrix of any type.  Drop: forget it (A destroyed).  MarkHostReaders: something will
+   read A's host arrays without an op of A (a factor, a sparse product): A never runs ahead. */
+PETSC_INTERN PetscErrorCode GpuMatsShadowAheadBegin(Mat, PetscBool *ahead);
+PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSync(Mat, const char *why);
+PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSyncOperand(Mat);
+PETSC_INTERN PetscErrorCode GpuMatsShadowAheadDrop(Mat);
+PETSC_INTERN PetscErrorCode GpuMatsShadowMarkHostReaders(Mat, const char *why);
+/* installed by GpuMatsShadowInstall: products and factorizations that read the host AIJ mark it */
+PETSC_INTERN PetscErrorCode GpuMatsShadowInstallHostReaders(Mat, const char *seqtype, PetscBool set);
+/* MatGetFactor of PETSc's own AIJ factorizations for a shadow type: marks A, then MATSEQAIJ's */
+PETSC_INTERN PetscErrorCode GpuMatsShadowGetFactorPETSc(Mat, MatFactorType, Mat *);
 
 /* The composed Set and Get functions of one setting of a sequential shadow type, the
    implementations behind a public setter and getter (MatPCSRSetKernel_C, ...): the setting

@@ -192,16 +192,19 @@ PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsShadowOps *ops, const ch
   s->parent = *B->ops;
   s->built  = PETSC_FALSE;
   PetscCall(GpuMatsInstallMultiplies(B, ops, seqtype));
-  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_TRUE)); /* AIJ's COO, wrapped: common/coo.c */
-  PetscCall(GpuMatsShadowInstallValueOps(B));     /* value changes the device copy follows */
+  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_TRUE));                /* AIJ's COO, wrapped: common/coo.c */
+  PetscCall(GpuMatsShadowInstallValueOps(B));                    /* value changes the device copy follows */
+  PetscCall(GpuMatsShadowInstallHostReaders(B, seqtype, PETSC_TRUE)); /* what reads the host AIJ unseen: shadow_ahead.c */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
 {
   PetscFunctionBegin;
+  PetscCall(GpuMatsShadowAheadDrop(B)); /* destroyed, or converted after a sync */
   PetscCall(GpuMatsUninstallMultiplies(B, seqtype));
   PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_FALSE));
+  PetscCall(GpuMatsShadowInstallHostReaders(B, seqtype, PETSC_FALSE));
   *B->ops = GpuMatsShadowOf(B)->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

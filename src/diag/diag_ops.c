@@ -53,6 +53,6 @@ static PetscErrorCode DiagSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, 
 const GpuMatsShadowOps DiagOps = {
   DiagUpdate, DiagMultHostOp, DiagSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
-  DiagMultDeviceOp, DiagSpMMDeviceOp, NULL /* diag is its own master: diag_algebra.c */
+  DiagMultDeviceOp, DiagSpMMDeviceOp, NULL, NULL /* diag is its own master: diag_algebra.c */
 #endif
 };

@@ -64,6 +64,7 @@ static PetscErrorCode MatConvert_SeqAIJPCSR_SeqAIJ(Mat A, MatType type, MatReuse
   Mat B;
 
   PetscFunctionBegin;
+  PetscCall(GpuMatsShadowAheadSync(A, "MatConvert to AIJ"));
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRUninstall(B));
@@ -108,6 +109,17 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat A, MatType type, MatReuse reuse,
   B->ops->setfromoptions = MatSetFromOptions_SeqAIJPCSR;
   B->ops->view           = MatView_SeqAIJPCSR;
   PetscCall(PCSRComposeAll(B, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* LU, ILU, Cholesky and ICC of a pcsr matrix: PETSc's AIJ factorizations (shadow_ahead.c) */
+PetscErrorCode MatPCSRRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_LU, GpuMatsShadowGetFactorPETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_ILU, GpuMatsShadowGetFactorPETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_CHOLESKY, GpuMatsShadowGetFactorPETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_ICC, GpuMatsShadowGetFactorPETSc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,5 +1,6 @@
-/* MATSEQAIJPCSR: COO values given in device memory go into the device copy by one kernel, and back
-   into the AIJ master by one copy, instead of through the host COO assembly and a new upload.
+/* MATSEQAIJPCSR: COO values given in device memory go into the device copy by one kernel instead
+   of through the host COO assembly and a new upload; the AIJ master gets them by one copy when it
+   needs them (common/shadow_ahead.c), or at once when something reads it unseen.
    The map from the COO entries to the stored entries (AIJ's order) is made once, at
    MatSetPreallocationCOO; common/coo.c calls both through composed functions and takes AIJ's
    host path whenever these decline (host values, no device, a pattern changed since). */
@@ -27,14 +28,11 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v in device memory: *done when the values went in on the device (and back to the host AIJ) */
+/* v in device memory: *done when the values went in on the device */
 static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
-  const PetscInt *ai, *aj;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
-  PetscBool       same, on_device;
+  PetscBool       same, on_device, ahead;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
@@ -43,9 +41,10 @@ static PetscErrorCode MatPCSRCOOSetValuesDevice_SeqAIJPCSR(Mat A, const PetscSca
   if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatPCSRUpdate_SeqAIJPCSR(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES), aa));
+  PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES)));
   PetscCall(GpuMatsCOODeviceValuesSet(A, &p->shadow));
+  PetscCall(GpuMatsShadowAheadBegin(A, &ahead));
+  if (!ahead) PetscCall((*p->shadow.ops->values_download)(A));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -55,6 +55,8 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, on_device));
   PetscCall(GpuMatsShadowCheck(A, &p->shadow, &change));
+  /* a device copy ahead of the host: the host arrays are read below or by the host product */
+  if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
   if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
@@ -174,9 +176,23 @@ static PetscErrorCode PCSRValuesDeviceOp(Mat A, const GpuMatsValuesChange *c, Pe
 }
 #endif
 
+#if GPUMATS_HAVE_CUDA
+/* The device copy's values (AIJ's order) into the host master */
+static PetscErrorCode PCSRValuesDownloadOp(Mat A)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+
+  PetscFunctionBegin;
+  PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
+  PetscCall(PCSRDeviceDownloadValues(((Mat_SeqAIJPCSR *)A->spptr)->dev, aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 const GpuMatsShadowOps PCSRShadowOps = {
   MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
-  PCSRMultDeviceOp, PCSRSpMMDeviceOp, PCSRValuesDeviceOp,
+  PCSRMultDeviceOp, PCSRSpMMDeviceOp, PCSRValuesDeviceOp, PCSRValuesDownloadOp,
 #endif
 };

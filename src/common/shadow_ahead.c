@@ -1,0 +1,195 @@
+/* The device copy ahead of the host AIJ master (pcsr and cihybrid, sequential).
+
+   MatSetValuesCOO with values in device memory writes them into the device copy.  Copying them
+   back into the host master at once costs what two dozen MatMults do (228 MB, about 20 ms, for a
+   4.1M-row stencil), every time, and aijcusparse does not pay it.  So the device copy may run
+   ahead: the host values are then older, and anything that could read them brings them up to
+   date first (GpuMatsShadowAheadSync: one download, done once).
+
+   What could read them: every op but the products, the assembly MatSetValuesCOO ends with, and
+   bookkeeping.  While A is ahead its table is GpuMatsAheadOpsFill's, generated from the struct
+   _MatOps of the PETSc it is built against (tools/build/gen-ahead-ops.py), so that no op of any
+   PETSc version is missed: each wrapper brings A (and any other matrix argument) up to date,
+   which puts A's own table back, and runs the op.  The formats' updates do the same before a
+   product on the host or a rebuild from the host arrays.
+
+   What reads A's host arrays without an op of A runs later, unseen: the numeric phase of a
+   factorization or of a sparse product.  Those mark A when they are made (a sparse
+   MatProductSetFromOptions, MatGetFactor of PETSc's factorizations, MatGetRowIJ: the ordering of
+   any factorization), and a marked A never runs ahead: its values go back to the host at once.
+   Not seen: the user's own MatSeqAIJGetArray(), and a factorization by a package named
+   explicitly with the natural ordering (README, "Values in device memory"). */
+#include "common/gpumats_impl.h"
+#include "gpumats_ahead_ops.h" /* generated: GpuMatsAheadOpsFill */
+
+#define SHADOW_AHEAD_SYNC   "GpuMatsShadowAheadSync_C"
+#define SHADOW_HOST_READERS "GpuMatsShadowMarkHostReaders_C"
+
+PetscErrorCode GpuMatsShadowAheadSync(Mat A, const char *why)
+{
+  GpuMatsShadow *s = GpuMatsShadowOf(A);
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  if (!s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscTime(&t0));
+#if GPUMATS_HAVE_CUDA
+  PetscCall((*s->ops->values_download)(A));
+#endif
+  *A->ops  = s->ahead_saved;
+  s->ahead = PETSC_FALSE;
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "%s: the host AIJ's %" PetscInt64_FMT " values brought up to date from the device copy for %s (%g s)\n", ((PetscObject)A)->type_name, s->nnz, why, t1 - t0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ShadowAheadSyncComposed(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsShadowAheadSync(A, "an operation of another matrix"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowAheadSyncOperand(Mat M)
+{
+  PetscErrorCode (*sync)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  if (!M) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)M, SHADOW_AHEAD_SYNC, &sync));
+  if (sync) PetscCall((*sync)(M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowAheadBegin(Mat A, PetscBool *ahead)
+{
+  GpuMatsShadow *s = GpuMatsShadowOf(A);
+
+  PetscFunctionBegin;
+  *ahead = PETSC_FALSE;
+#if GPUMATS_HAVE_CUDA
+  if (s->host_readers || !s->ops->values_download) PetscFunctionReturn(PETSC_SUCCESS);
+  *ahead = PETSC_TRUE;
+  if (s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
+  s->ahead_saved = *A->ops;
+  GpuMatsAheadOpsFill(&s->ahead_saved, A->ops);
+  /* kept: the products (on the device copy; one on the host syncs in the format's update), the
+     assembly that ends MatSetValuesCOO (nothing was inserted: every insertion syncs first), what
+     reads no value, and the destruction */
+  A->ops->mult             = s->ahead_saved.mult;
+  A->ops->multadd          = s->ahead_saved.multadd;
+  A->ops->multtranspose    = s->ahead_saved.multtranspose;
+  A->ops->multtransposeadd = s->ahead_saved.multtransposeadd;
+  A->ops->assemblybegin    = s->ahead_saved.assemblybegin;
+  A->ops->assemblyend      = s->ahead_saved.assemblyend;
+  A->ops->setoption        = s->ahead_saved.setoption;
+  A->ops->getinfo          = s->ahead_saved.getinfo;
+  A->ops->getvecs          = s->ahead_saved.getvecs;
+  A->ops->destroy          = s->ahead_saved.destroy;
+  s->ahead                 = PETSC_TRUE;
+  PetscCall(PetscInfo(A, "%s: new values on the device copy only; the host AIJ follows when a host operation needs them\n", ((PetscObject)A)->type_name));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowAheadDrop(Mat A)
+{
+  GpuMatsShadow *s = GpuMatsShadowOf(A);
+
+  PetscFunctionBegin;
+  if (s->ahead) *A->ops = s->ahead_saved;
+  s->ahead = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ShadowMarkHostReaders(Mat A, const char *why)
+{
+  GpuMatsShadow *s = GpuMatsShadowOf(A);
+
+  PetscFunctionBegin;
+  if (!s->host_readers) PetscCall(PetscInfo(A, "%s: %s reads the host AIJ directly: values given on the device go back to it at once from now on\n", ((PetscObject)A)->type_name, why));
+  s->host_readers = PETSC_TRUE;
+  PetscCall(GpuMatsShadowAheadSync(A, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowMarkHostReaders(Mat M, const char *why)
+{
+  PetscErrorCode (*mark)(Mat, const char *) = NULL;
+
+  PetscFunctionBegin;
+  if (!M) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)M, SHADOW_HOST_READERS, &mark));
+  if (mark) PetscCall((*mark)(M, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A sparse product with a shadow operand: AIJ's, whose numeric phase reads the operands' host
+   arrays at every MatProductNumeric.  (With a dense B the composed functions of shadow_ops.c
+   take the product instead.) */
+static PetscErrorCode MatProductSetFromOptions_SeqAIJShadow(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          operands[3];
+  PetscErrorCode (*aij)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  operands[0] = product->A;
+  operands[1] = product->B;
+  operands[2] = product->C;
+  for (int k = 0; k < 3; k++) {
+    PetscErrorCode (*mark)(Mat, const char *) = NULL;
+
+    if (!operands[k]) continue;
+    PetscCall(PetscObjectQueryFunction((PetscObject)operands[k], SHADOW_HOST_READERS, &mark));
+    if (!mark) continue;
+    PetscCall((*mark)(operands[k], "a sparse MatProduct"));
+    if (!aij) aij = GpuMatsShadowOf(operands[k])->parent.productsetfromoptions;
+  }
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A shadow product without a shadow operand");
+  PetscCall((*aij)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The orderings of every factorization (and colourings) start here */
+static PetscErrorCode MatGetRowIJ_SeqAIJShadow(Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  PetscFunctionBegin;
+  PetscCall(ShadowMarkHostReaders(A, "MatGetRowIJ (a factorization's ordering, say)"));
+  PetscCall((*GpuMatsShadowOf(A)->parent.getrowij)(A, shift, symmetric, compressed, n, ia, ja, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowGetFactorPETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
+  PetscBool foundtype, foundmtype;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsShadowMarkHostReaders(A, "a factorization"));
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
+  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
+  PetscCall((*aij)(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsShadowInstallHostReaders(Mat A, const char *seqtype, PetscBool set)
+{
+  char name[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, SHADOW_AHEAD_SYNC, set ? ShadowAheadSyncComposed : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, SHADOW_HOST_READERS, set ? ShadowMarkHostReaders : NULL));
+  /* AIJ's sparse products through the function above: with A of this type (its op), with a
+     MATSEQAIJ on either side (the names MatProductSetFromOptions() looks for when the ops differ) */
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_seqaij_C", seqtype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow : NULL));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_seqaij_%s_C", seqtype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow : NULL));
+  if (set) {
+    A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJShadow;
+    A->ops->getrowij              = MatGetRowIJ_SeqAIJShadow;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
