@@ -5,7 +5,8 @@
 # MatMults timed): pcsr, cihybrid and diag against aijcusparse, the reference, in the same run,
 # one rank, one GPU, CUDA vectors, on a 7-point 160^3 and a 27-point 100^3 operator; each type
 # with both ways of changing the values: MatSetValuesStencil + assembly (setvalues) and
-# MatSetValuesCOO from values on the device (coo; coo-host: from host values; algebra: MatScale and
+# MatSetValuesCOO from values made on the device (coo; coo-copied: made on the host and copied to the
+# device each step; coo-host: from host values; algebra: MatScale and
 # MatDiagonalSet, or MatScale and MatShift on a loaded matrix).  Every run checks
 # its product against MATAIJ and fails on a relative error above 1e-12.
 # Results: $OUT/refresh.csv (one line a run) and $OUT/refresh.txt.
@@ -49,9 +50,10 @@ how() {
   case $1 in
     setvalues) echo "-path setvalues" ;;
     coo) echo "-path coo -coo_memory device" ;;
+    coo-copied) echo "-path coo -coo_memory copied" ;;
     coo-host) echo "-path coo -coo_memory host" ;;
     algebra) echo "-path algebra" ;;
-    *) echo "unknown path $1 (setvalues, coo, coo-host, algebra)" >&2; exit 2 ;;
+    *) echo "unknown path $1 (setvalues, coo, coo-copied, coo-host, algebra)" >&2; exit 2 ;;
   esac
 }
 for path in ${GPUMATS_REFRESH_PATHS:-setvalues coo}; do how "$path" > /dev/null || exit 2; done

@@ -5,7 +5,7 @@
    program is the same for all.
 
      bench_refresh -n 160 -stencil star -dm_mat_type pcsr -dll_append libgpumats.so
-                   [-dof 1] [-path setvalues|coo|algebra] [-coo_memory device|host] [-steps 20] [-mults 50]
+                   [-dof 1] [-path setvalues|coo|algebra] [-coo_memory device|copied|host] [-steps 20] [-mults 50]
                    [-shift 0.5] [-warmup 1] [-dm_vec_type cuda|standard] [-label TEXT] [-csv FILE]
 
    The values of step s (s = 0 at creation, 1..steps in the loop): -(1 + 0.01 q)(1 + 0.01 s) for
@@ -16,11 +16,14 @@
    0.25 + 0.05 (c + 2 c2) for c2 != c, -(0.25 + 0.05 (c + 2 c2))(1 + 0.01 s) at the point itself.
    Each step (a) puts the new values in:
      -path setvalues  MatSetValuesStencil row by row (INSERT_VALUES), MatAssemblyBegin/End;
-     -path coo        the values of all entries into one array (in the order of the COO pattern
+     -path coo        the values of all entries in one array (in the order of the COO pattern
                       given once with MatSetPreallocationCOO after DMCreateMatrix), then
-                      MatSetValuesCOO; with a PETSc with CUDA the array passed is on the device
-                      (a host array copied with cudaMemcpy each step, -coo_memory device, the
-                      default there) or the host array itself (-coo_memory host);
+                      MatSetValuesCOO; with a PETSc with CUDA the array is on the device, made
+                      there as a GPU assembler would (-coo_memory device, the default there: the
+                      values of step s are (1 + 0.01 s) times those of step 0 plus, on the
+                      diagonal, s (shift - 0.01 (Diagonal(0) - 2 neighbours)), two vector
+                      operations on the device), or made on the host and copied with cudaMemcpy
+                      (-coo_memory copied), or the host array itself (-coo_memory host);
      -path algebra    (creation as setvalues) MatScale by (1 + 0.01 s) / (1 + 0.01 (s - 1)), which
                       gives every entry off the diagonal its new value, then MatDiagonalSet
                       (INSERT_VALUES) of the new diagonal, a vector of the DMDA made by VecCopy and
@@ -225,15 +228,35 @@ static PetscErrorCode COODestroy(COO *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -path coo, one step: the values into the host array, to the device if asked, MatSetValuesCOO */
+/* -path coo, one step: the values made on the device, or into the host array (to the device if
+   asked), then MatSetValuesCOO */
 static PetscErrorCode FillCOO(DM da, const Problem *p, PetscInt step, COO *c, COOValues *dv, Mat A)
 {
   const PetscScalar *v;
+  const PetscReal    s = (PetscReal)step;
 
   PetscFunctionBeginUser;
-  PetscCall(COOFill(da, p, step, c));
-  PetscCall(COOValuesGet(dv, c->v, &v));
+  if (!dv->w) PetscCall(COOFill(da, p, step, c));
+  PetscCall(COOValuesGet(dv, c->v, 1.0 + 0.01 * s, p->shift * s, -0.01 * s, &v));
   PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(COOValuesRestore(dv, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -coo_memory device: what the values of every step are made of (FillCOO): those of step 0 (in
+   c->v, with c->i and c->j), d = 1 on the diagonal entries, e = d (Diagonal(0) - 2 neighbours) */
+static PetscErrorCode MadeCOOParts(const Problem *p, const COO *c, COOValues *dv)
+{
+  PetscScalar *d, *e;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(c->n, &d, c->n, &e));
+  for (PetscCount k = 0; k < c->n; k++) {
+    d[k] = c->i[k] == c->j[k] ? 1.0 : 0.0;
+    e[k] = d[k] * (c->v[k] - 2.0 * (PetscReal)p->st.nnb);
+  }
+  PetscCall(COOValuesSetParts(dv, c->n, c->v, d, e));
+  PetscCall(PetscFree2(d, e));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -318,10 +341,11 @@ static PetscErrorCode RunCreate(void *ctx, Mat *A)
   if (r->set->coo) {
     PetscCall(COOCreate(r->da, r->p, PETSC_TRUE, &r->c));
     PetscCall(COOFill(r->da, r->p, 0, &r->c));
+    PetscCall(COOValuesCreate(r->set, r->c.n, &r->dv));
+    if (r->set->made) PetscCall(MadeCOOParts(r->p, &r->c, &r->dv));
     PetscCall(MatSetPreallocationCOO(*A, r->c.n, r->c.i, r->c.j));
     PetscCall(PetscFree(r->c.i));
     PetscCall(PetscFree(r->c.j));
-    PetscCall(COOValuesCreate(r->set->on_device, r->c.n, &r->dv));
     PetscCall(FillCOO(r->da, r->p, 0, &r->c, &r->dv, *A));
   } else PetscCall(FillStencil(r->da, r->p, 0, *A));
   if (r->set->algebra && !r->e) PetscCall(AlgebraCreate(r));
@@ -380,7 +404,7 @@ static int Main(int argc, char **argv)
   Clock           clk;
   Run             r = {.p = &p, .set = &set};
   RefreshOps      ops = {RunCreate, RunUpdate, &r};
-  RefreshTimes    tm = {0, 0, 0, 0, 0, 0};
+  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0};
   RefreshCase     rc = {name, "n,stencil", cols, ",dof", tail};
   Mat             A;
   Vec             x, y;

@@ -2,7 +2,7 @@
    bench_refresh_matrix.c: a matrix read from a file): the options both take, the clock (the device
    synchronised and the ranks together before each reading), the timed loop itself (creation, first
    MatMult, then -steps times new values and -mults MatMults), the values array MatSetValuesCOO reads
-   (on the device or the host), the check against MATAIJ and the report (a printed line, a CSV line).  What differs, how the
+   (made on the device, copied there, or on the host), the check against MATAIJ and the report (a printed line, a CSV line).  What differs, how the
    matrix is made and what its values are at each step, comes as two callbacks (RefreshOps). */
 #pragma once
 #include <petscmat.h>
@@ -18,7 +18,7 @@
 /* The options of the loop, the same in every refresh benchmark */
 typedef struct {
   char      path[16];                /* setvalues, coo or algebra */
-  char      memory[8];               /* coo: device or host values */
+  char      memory[8];               /* coo: device, copied or host values */
   char      csv[PETSC_MAX_PATH_LEN]; /* append the results there */
   char      label[64];               /* this configuration's name in the CSV */
   PetscInt  steps, mults;
@@ -26,7 +26,8 @@ typedef struct {
   PetscBool warmup;    /* a tiny matrix of the type made, filled and multiplied first */
   PetscBool coo;       /* -path coo */
   PetscBool algebra;   /* -path algebra: the new values by MatScale and a diagonal change */
-  PetscBool on_device; /* -path coo with the values on the device */
+  PetscBool on_device; /* -path coo with the values on the device (made there or copied) */
+  PetscBool made;      /* made there: -coo_memory device */
 } RefreshSettings;
 
 typedef struct {
@@ -68,7 +69,7 @@ static PetscErrorCode RefreshSetFromOptions(const Clock *clk, const char *tiny, 
   PetscCall(PetscSNPrintf(warmup_help, sizeof(warmup_help), "Make and multiply %s of the type first", tiny));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Refresh loop options", NULL);
   PetscCall(PetscOptionsString("-path", "How the values change: setvalues (MatSetValues + assembly), coo (MatSetValuesCOO) or algebra (MatScale, then MatShift or MatDiagonalSet)", NULL, set->path, set->path, sizeof(set->path), NULL));
-  PetscCall(PetscOptionsString("-coo_memory", "Where the values given to MatSetValuesCOO live: device (PETSc with CUDA) or host", NULL, set->memory, set->memory, sizeof(set->memory), NULL));
+  PetscCall(PetscOptionsString("-coo_memory", "The values given to MatSetValuesCOO: device (made there by vector operations; PETSc with CUDA), copied (made on the host, copied to the device) or host", NULL, set->memory, set->memory, sizeof(set->memory), NULL));
   PetscCall(PetscOptionsInt("-steps", "Value changes", NULL, set->steps, &set->steps, NULL));
   PetscCall(PetscOptionsInt("-mults", "MatMults after each change", NULL, set->mults, &set->mults, NULL));
   PetscCall(PetscOptionsReal("-shift", "The diagonal moves by shift * step", NULL, set->shift, &set->shift, NULL));
@@ -77,12 +78,13 @@ static PetscErrorCode RefreshSetFromOptions(const Clock *clk, const char *tiny, 
   PetscCall(PetscOptionsString("-csv", "Append the results to this file", NULL, set->csv, set->csv, sizeof(set->csv), NULL));
   PetscOptionsEnd();
   PetscCheck(!strcmp(set->path, "setvalues") || !strcmp(set->path, "coo") || !strcmp(set->path, "algebra"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-path %s: setvalues, coo or algebra", set->path);
-  PetscCheck(!strcmp(set->memory, "device") || !strcmp(set->memory, "host"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coo_memory %s: device or host", set->memory);
+  PetscCheck(!strcmp(set->memory, "device") || !strcmp(set->memory, "copied") || !strcmp(set->memory, "host"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coo_memory %s: device, copied or host", set->memory);
   PetscCheck(set->steps >= 1 && set->mults >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-steps at least 1, -mults at least 2");
   set->coo       = strcmp(set->path, "coo") ? PETSC_FALSE : PETSC_TRUE;
   set->algebra   = strcmp(set->path, "algebra") ? PETSC_FALSE : PETSC_TRUE;
-  set->on_device = (set->coo && !strcmp(set->memory, "device")) ? PETSC_TRUE : PETSC_FALSE;
-  PetscCheck(!set->on_device || clk->device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA and a GPU: use -coo_memory host");
+  set->made      = (set->coo && !strcmp(set->memory, "device")) ? PETSC_TRUE : PETSC_FALSE;
+  set->on_device = (set->made || (set->coo && !strcmp(set->memory, "copied"))) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!set->on_device || clk->device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-coo_memory %s needs a PETSc with CUDA and a GPU: use -coo_memory host", set->memory);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,44 +199,98 @@ static PetscErrorCode RefreshCheck(Mat A, Vec x, PetscCount n, const PetscInt *i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The values array MatSetValuesCOO reads: the host array, or its copy on the device */
+/* The values array MatSetValuesCOO reads: the host array (host), its copy on the device (copied),
+   or values made on the device (device), as a GPU assembler hands them over: those of step s are
+   a_s v0 + b_s d + c_s e, the arrays v0 (step 0), d and e (NULL: none) uploaded once, the sum made
+   by PETSc's vector operations on VECSEQCUDA vectors (two kernels a step) */
 typedef struct {
-  PetscBool    on_device;
+  PetscBool    copied;
   PetscScalar *d_v;
   size_t       bytes;
+  Vec          v0, d, e, w; /* made */
 } COOValues;
 
-static PetscErrorCode COOValuesCreate(PetscBool on_device, PetscCount n, COOValues *dv)
+static PetscErrorCode COOValuesCreate(const RefreshSettings *set, PetscCount n, COOValues *dv)
 {
   PetscFunctionBeginUser;
-  dv->on_device = on_device;
-  dv->d_v       = NULL;
-  dv->bytes     = (size_t)n * sizeof(PetscScalar);
+  PetscCall(PetscMemzero(dv, sizeof(*dv)));
+  dv->copied = (PetscBool)(set->on_device && !set->made);
+  dv->bytes  = (size_t)n * sizeof(PetscScalar);
 #if defined(PETSC_HAVE_CUDA)
-  if (on_device) {
+  if (dv->copied) {
     cudaError_t e = cudaMalloc((void **)&dv->d_v, dv->bytes ? dv->bytes : 1);
 
     PetscCheck(e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_MEM, "cudaMalloc of %zu bytes for the COO values: %s", dv->bytes, cudaGetErrorString(e));
   }
 #else
-  PetscCheck(!on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "-coo_memory device needs a PETSc with CUDA");
+  PetscCheck(!set->on_device, PETSC_COMM_SELF, PETSC_ERR_SUP, "-coo_memory %s needs a PETSc with CUDA", set->memory);
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The array to give MatSetValuesCOO for the host values h: on the device, h copied there */
-static PetscErrorCode COOValuesGet(COOValues *dv, const PetscScalar *h, const PetscScalar **v)
+static PetscErrorCode COOValuesVec(PetscCount n, const PetscScalar *h, Vec *v)
+{
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreate(PETSC_COMM_SELF, v));
+  PetscCall(VecSetSizes(*v, (PetscInt)n, (PetscInt)n));
+  PetscCall(VecSetType(*v, VECSEQCUDA));
+  if (!h) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayWrite(*v, &a));
+  PetscCall(PetscArraycpy(a, h, n));
+  PetscCall(VecRestoreArrayWrite(*v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -coo_memory device: the parts the values of every step are made of (host arrays of n, e may be NULL) */
+static PetscErrorCode COOValuesSetParts(COOValues *dv, PetscCount n, const PetscScalar *v0, const PetscScalar *d, const PetscScalar *e)
+{
+  PetscReal norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(COOValuesVec(n, v0, &dv->v0));
+  PetscCall(COOValuesVec(n, d, &dv->d));
+  if (e) PetscCall(COOValuesVec(n, e, &dv->e));
+  PetscCall(COOValuesVec(n, NULL, &dv->w));
+  PetscCall(VecSet(dv->w, 0.0));
+  /* uploaded now, outside the steps */
+  PetscCall(VecNorm(dv->v0, NORM_1, &norm));
+  PetscCall(VecNorm(dv->d, NORM_1, &norm));
+  if (dv->e) PetscCall(VecNorm(dv->e, NORM_1, &norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The array to give MatSetValuesCOO: made on the device (a v0 + b d + c e), the host values h
+   copied there, or h itself; COOValuesRestore after */
+static PetscErrorCode COOValuesGet(COOValues *dv, const PetscScalar *h, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar **v)
 {
   PetscFunctionBeginUser;
   *v = h;
+  if (dv->w) {
+    PetscMemType mtype;
+
+    PetscCall(VecAXPBYPCZ(dv->w, a, b, 0.0, dv->v0, dv->d));
+    if (dv->e) PetscCall(VecAXPY(dv->w, c, dv->e));
+    PetscCall(VecGetArrayReadAndMemType(dv->w, v, &mtype));
+    PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO values made on the device are not there");
+  }
 #if defined(PETSC_HAVE_CUDA)
-  if (dv->on_device) {
+  if (dv->copied) {
     cudaError_t e = cudaMemcpy(dv->d_v, h, dv->bytes, cudaMemcpyHostToDevice);
 
     PetscCheck(e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemcpy of the COO values to the device: %s", cudaGetErrorString(e));
     *v = dv->d_v;
   }
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode COOValuesRestore(COOValues *dv, const PetscScalar **v)
+{
+  PetscFunctionBeginUser;
+  if (dv->w) PetscCall(VecRestoreArrayReadAndMemType(dv->w, v));
+  *v = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -245,6 +301,10 @@ static PetscErrorCode COOValuesDestroy(COOValues *dv)
   if (dv->d_v) PetscCheck(cudaFree(dv->d_v) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree of the COO values");
 #endif
   dv->d_v = NULL;
+  PetscCall(VecDestroy(&dv->v0));
+  PetscCall(VecDestroy(&dv->d));
+  PetscCall(VecDestroy(&dv->e));
+  PetscCall(VecDestroy(&dv->w));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -294,9 +354,10 @@ static PetscErrorCode RefreshWarmUp(const RefreshOps *ops, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The results of the loop, in seconds (steady: the median MatMult) */
+/* The results of the loop, in seconds (steady: the median MatMult; steps: the steps alone, what
+   follows the first MatMult; total: from creation on) */
 typedef struct {
-  PetscLogDouble create, first, update, refresh, steady, total;
+  PetscLogDouble create, first, update, refresh, steady, steps, total;
 } RefreshTimes;
 
 /* The timed loop.  Creation, then the first MatMult; steps 1..set->steps: the update, the first
@@ -326,6 +387,7 @@ static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, 
   PetscCall(MatMult(*A, *x, *y));
   PetscCall(Now(clk, &t2));
   tm->first = t2 - t1;
+  tm->steps = t2;
 
   for (PetscInt s = 1; s <= set->steps; s++) {
     PetscCall(Now(clk, &t0));
@@ -342,6 +404,7 @@ static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, 
       steady[(s - 1) * (set->mults - 1) + (m - 1)] = t2 - t0;
     }
   }
+  tm->steps  = t2 - tm->steps;
   tm->total  = t2 - start - vectors;
   tm->steady = Median(steady, k);
   PetscCall(PetscFree(steady));
@@ -389,9 +452,9 @@ static PetscErrorCode RefreshReport(const Clock *clk, const RefreshSettings *set
   PetscFunctionBeginUser;
   PetscCall(MatGetType(A, &type));
   PetscCall(MatGetSize(A, &rows, NULL));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "); whole %.4f s; relative error %.2e (copy) %.2e (values)\n", c->name, type, set->label[0] ? " " : "", set->label, set->path, set->coo ? (set->on_device ? ", device values" : ", host values") : "", rows, nnz, tm->create, tm->first, set->steps, tm->update, tm->refresh, 1e3 * tm->steady, set->steps * (set->mults - 1), tm->total, (double)err_copy, (double)err_values));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "), the steps %.4f s; whole %.4f s; relative error %.2e (copy) %.2e (values)\n", c->name, type, set->label[0] ? " " : "", set->label, set->path, set->coo ? (set->made ? ", values made on the device" : set->on_device ? ", values copied to the device" : ", host values") : "", rows, nnz, tm->create, tm->first, set->steps, tm->update, tm->refresh, 1e3 * tm->steady, set->steps * (set->mults - 1), tm->steps, tm->total, (double)err_copy, (double)err_values));
   PetscCheck(err_copy <= 1e-12 && err_values <= 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, -path %s: MatMult differs from MATAIJ's by %.3e (copy of the matrix) and %.3e (the values of step %" PetscInt_FMT "), more than 1e-12", type, set->path, (double)err_copy, (double)err_values, set->steps);
-  PetscCall(PetscSNPrintf(header, sizeof(header), "label,mat_type,path,%s,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error%s", c->head, c->tail_head));
-  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", clk->size, (double)PetscMax(err_copy, err_values), c->tail));
+  PetscCall(PetscSNPrintf(header, sizeof(header), "label,mat_type,path,%s,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,steps_s%s", c->head, c->tail_head));
+  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%.4f%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", clk->size, (double)PetscMax(err_copy, err_values), tm->steps, c->tail));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -6,7 +6,7 @@
    the program is the same for all.
 
      bench_refresh_matrix -f H.bin -mat_type pcsr -dll_append libgpumats.so
-                          [-path setvalues|coo|algebra] [-coo_memory device|host] [-steps 20] [-mults 50]
+                          [-path setvalues|coo|algebra] [-coo_memory device|copied|host] [-steps 20] [-mults 50]
                           [-shift 0.5] [-warmup 1] [-label TEXT] [-csv FILE]
 
    H0 is read from FILE (PETSc binary, MatLoad as MATAIJ, each rank its rows as MatLoad splits them)
@@ -19,9 +19,11 @@
      -path setvalues  MatSetValues row by row (INSERT_VALUES), MatAssemblyBegin/End;
      -path coo        (at creation first MatSetPreallocationCOO with H0's pattern, the global
                       indices of the local rows in row order) the values of all entries into one
-                      array, MatSetValuesCOO; with a PETSc with CUDA and a GPU the array passed is on
-                      the device (a host array copied with cudaMemcpy each step, -coo_memory device,
-                      the default there) or the host array itself (-coo_memory host);
+                      array, MatSetValuesCOO; with a PETSc with CUDA and a GPU the array is on the
+                      device, made there (-coo_memory device, the default there: (1 + 0.01 s) times
+                      H0's values, + shift s on the diagonal, one vector operation) or made on the
+                      host and copied with cudaMemcpy (-coo_memory copied), or the host array
+                      itself (-coo_memory host);
      -path algebra    (creation as setvalues; H0 must store every diagonal entry) MatScale by
                       (1 + 0.01 s) / (1 + 0.01 (s - 1)) and MatShift by what then brings the
                       diagonal to its value: a parameter sweep H0 (1 + t) + sigma I;
@@ -127,6 +129,19 @@ static PetscErrorCode EntriesDestroy(Entries *E)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -coo_memory device: the values of every step made of H0's (E->h) and d = 1 on the diagonal */
+static PetscErrorCode MadeCOOParts(const Entries *E, COOValues *dv)
+{
+  PetscScalar *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(E->n, &d));
+  for (PetscCount k = 0; k < E->ndiag; k++) d[E->diag[k]] = 1.0;
+  PetscCall(COOValuesSetParts(dv, E->n, E->h, d, NULL));
+  PetscCall(PetscFree(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* What the loop calls (RefreshOps): a matrix of the type with H0's pattern, and its values */
 typedef struct {
   Entries                E;
@@ -148,13 +163,15 @@ static PetscErrorCode RunUpdate(void *ctx, PetscInt s, Mat A)
     PetscCall(MatShift(A, E->shift * ((PetscReal)s - (PetscReal)(s - 1) * f)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  EntriesValues(E, s);
   if (r->set->coo) {
     const PetscScalar *v;
 
-    PetscCall(COOValuesGet(&r->dv, E->v, &v));
+    if (!r->set->made) EntriesValues(E, s);
+    PetscCall(COOValuesGet(&r->dv, E->v, 1.0 + 0.01 * (PetscReal)s, E->shift * (PetscReal)s, 0.0, &v));
     PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+    PetscCall(COOValuesRestore(&r->dv, &v));
   } else {
+    EntriesValues(E, s);
     for (PetscInt row = 0; row < E->m; row++) {
       const PetscCount e = E->off[row];
 
@@ -183,7 +200,8 @@ static PetscErrorCode RunCreate(void *ctx, Mat *A)
     PetscCall(MatSetPreallocationCOO(*A, E->n, E->i, E->j));
     PetscCall(PetscFree(E->i));
     PetscCall(PetscFree(E->j));
-    PetscCall(COOValuesCreate(r->set->on_device, E->n, &r->dv));
+    PetscCall(COOValuesCreate(r->set, E->n, &r->dv));
+    if (r->set->made) PetscCall(MadeCOOParts(E, &r->dv));
   }
   PetscCall(RunUpdate(ctx, 0, *A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -242,7 +260,7 @@ static int Main(int argc, char **argv)
   Clock           clk;
   Run             r = {.set = &set};
   RefreshOps      ops = {RunCreate, RunUpdate, &r};
-  RefreshTimes    tm = {0, 0, 0, 0, 0, 0};
+  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0};
   RefreshCase     rc = {NULL, "matrix", NULL, "", ""};
   PetscViewer     viewer;
   Mat             H0, A;
