@@ -22,8 +22,10 @@ struct _n_CIHybridDevice {
   size_t       spmm_work_bytes;
 };
 
-/* Allocates those of d's arrays for the layout fmt (sizes checked) that it has not yet; on error
-   the caller destroys d.  UploadLayout: fmt's ell_len and csr_start (host) into d's. */
+/* Allocates d's arrays for the layout fmt (sizes checked), its ell_len and csr_start only where
+   the device layout has not made them; on error the caller destroys d.  UploadLayout: fmt's
+   ell_len and csr_start (host) into d's.  Allocate: one array, counted in d->bytes (an error if
+   *ptr is set already). */
 PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt);
 PetscErrorCode CIHybridDeviceUploadLayout(CIHybridDevice d, const CIHybridFormat *fmt);
 PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what);

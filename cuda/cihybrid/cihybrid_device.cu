@@ -12,7 +12,7 @@ extern "C" {
 PetscErrorCode CIHybridDeviceAllocate(CIHybridDevice d, void **ptr, size_t bytes, const char *what)
 {
   PetscFunctionBegin;
-  if (*ptr) PetscFunctionReturn(0); /* made already (the device layout makes its arrays) */
+  PetscCheck(!*ptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID device copy: %s allocated twice", what);
   PetscCall(GpuMatsCUDAMalloc(ptr, bytes, what));
   d->bytes += bytes;
   PetscFunctionReturn(0);
@@ -205,8 +205,9 @@ PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridForm
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_col, ell_slots * sizeof(int32_t), what));
   snprintf(what, sizeof(what), "CIHYBRID ELL values (%zu rows x pitch %zu)", nrows, (size_t)fmt->pitch);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_val, ell_slots * sizeof(PetscScalar), what));
-  if (fmt->width) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_len, nrows * sizeof(int32_t), "CIHYBRID ELL row lengths"));
-  if (nrows) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_start, (nrows + 1) * sizeof(int32_t), "CIHYBRID remainder row starts"));
+  /* the layout's own arrays, unless the device layout made them (cihybrid_layout.cu) */
+  if (fmt->width && !d->ell_len) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_len, nrows * sizeof(int32_t), "CIHYBRID ELL row lengths"));
+  if (nrows && !d->csr_start) PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_start, (nrows + 1) * sizeof(int32_t), "CIHYBRID remainder row starts"));
   snprintf(what, sizeof(what), "CIHYBRID remainder columns (%zu nonzeros)", csr_slots);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->csr_col, csr_slots * sizeof(int32_t), what));
   snprintf(what, sizeof(what), "CIHYBRID remainder values (%zu nonzeros)", csr_slots);

@@ -9,7 +9,6 @@
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <cub/block/block_scan.cuh>
-#include <climits>
 #include <stdint.h>
 extern "C" {
 #include "../common/gpumats_cuda.h"
@@ -21,43 +20,11 @@ extern "C" {
    stencil's rows all share a few lengths, and 4M atomics on one global counter would wait */
 #define CIHYBRID_LAYOUT_SHARED_BINS 4096
 
+/* the split's sums */
 typedef struct {
-  long long          first_bad; /* the first row whose pointers decrease, LLONG_MAX if none */
-  long long          max_len, width;
+  long long          width;
   unsigned long long nnz_ell, rows_with_csr;
 } CIHybridLayoutSums;
-
-__device__ static void CIHybridWarpSums(long long first_bad, long long max_len, long long width, unsigned long long nnz_ell, unsigned long long rows_with_csr, CIHybridLayoutSums *sums)
-{
-  for (int o = 16; o > 0; o >>= 1) {
-    first_bad = min(first_bad, __shfl_down_sync(0xffffffffu, first_bad, o));
-    max_len   = max(max_len, __shfl_down_sync(0xffffffffu, max_len, o));
-    width     = max(width, __shfl_down_sync(0xffffffffu, width, o));
-    nnz_ell += __shfl_down_sync(0xffffffffu, nnz_ell, o);
-    rows_with_csr += __shfl_down_sync(0xffffffffu, rows_with_csr, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    if (first_bad != LLONG_MAX) atomicMin(&sums->first_bad, first_bad);
-    atomicMax(&sums->max_len, max_len);
-    atomicMax(&sums->width, width);
-    atomicAdd(&sums->nnz_ell, nnz_ell);
-    atomicAdd(&sums->rows_with_csr, rows_with_csr);
-  }
-}
-
-/* The lengths checked, the longest. */
-__global__ void CIHybridLengthsKernel(PetscInt nrows, const PetscInt *ai, CIHybridLayoutSums *sums)
-{
-  long long first_bad = LLONG_MAX, max_len = 0;
-
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += (long long)gridDim.x * blockDim.x) {
-    const long long len = (long long)ai[i + 1] - ai[i];
-
-    if (len < 0 && i < first_bad) first_bad = i;
-    max_len = max(max_len, len);
-  }
-  CIHybridWarpSums(first_bad, max_len, 0, 0, 0, sums);
-}
 
 /* hist[len] over the rows (nbins = the longest + 1) */
 __global__ void CIHybridHistogramKernel(PetscInt nrows, const PetscInt *ai, int nbins, unsigned long long *hist)
@@ -103,7 +70,16 @@ __global__ void CIHybridSplitKernel(PetscInt nrows, const PetscInt *ai, long lon
     nnz_ell += (unsigned long long)s;
     rows_with_csr += len > s ? 1 : 0;
   }
-  CIHybridWarpSums(LLONG_MAX, 0, width, nnz_ell, rows_with_csr, sums);
+  for (int o = 16; o > 0; o >>= 1) {
+    width = max(width, __shfl_down_sync(0xffffffffu, width, o));
+    nnz_ell += __shfl_down_sync(0xffffffffu, nnz_ell, o);
+    rows_with_csr += __shfl_down_sync(0xffffffffu, rows_with_csr, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(&sums->width, width);
+    atomicAdd(&sums->nnz_ell, nnz_ell);
+    atomicAdd(&sums->rows_with_csr, rows_with_csr);
+  }
 }
 
 /* The exclusive scan of v[0, n) in place, in three launches of our own kernels: CUB's device-wide
@@ -178,7 +154,8 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
 {
   const unsigned      grid = (unsigned)PetscMax(1, PetscMin((nrows + CIHYBRID_LAYOUT_THREADS) / CIHYBRID_LAYOUT_THREADS, (PetscInt)2048));
   const PetscInt64    nnz  = nrows ? (PetscInt64)ai[nrows] - ai[0] : 0;
-  CIHybridLayoutSums  h    = {LLONG_MAX, 0, 0, 0, 0}, *sums = NULL;
+  CIHybridLayoutSums  h    = {0, 0, 0}, *sums = NULL;
+  GpuMatsRowStats     rows = {nnz, 0, 0, 0, 0};
   CIHybridDevice      d    = NULL;
   unsigned long long *dhist = NULL;
   PetscInt64         *hist  = NULL;
@@ -198,15 +175,11 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
   if (!ierr) ierr = CIHybridDeviceAllocate(d, (void **)&d->aij_rowptr, ((size_t)nrows + 1) * sizeof(PetscInt), "CIHYBRID layout: the AIJ row pointers");
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(d->aij_rowptr, ai, ((size_t)nrows + 1) * sizeof(PetscInt));
   if (!ierr) ierr = GpuMatsCUDACopyToDevice(sums, &h, sizeof(h));
-  if (!ierr && nrows) {
-    CIHybridLengthsKernel<<<grid, CIHYBRID_LAYOUT_THREADS, 0, s>>>(nrows, d->aij_rowptr, sums);
-    ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridLengthsKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
-  }
-  if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
-  if (!ierr && h.first_bad != LLONG_MAX) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_ARG_CORRUPT, PETSC_ERROR_INITIAL, "cihybrid: the AIJ row pointers decrease at row %lld", h.first_bad);
+  if (!ierr) ierr = GpuMatsCUDARowPointers(nrows, d->aij_rowptr, 0, NULL, &rows);
+  if (!ierr && rows.first_bad >= 0) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_ARG_CORRUPT, PETSC_ERROR_INITIAL, "cihybrid: the AIJ row pointers decrease at row %" PetscInt64_FMT, rows.first_bad);
   /* the automatic BOUNDARY from the histogram of the lengths, as CIHybridChooseBoundary */
   if (!ierr && boundary == MAT_CIHYBRID_BOUNDARY_AUTO) {
-    const int nbins = (int)h.max_len + 1;
+    const int nbins = (int)rows.max_len + 1;
 
     ierr = GpuMatsCUDAMalloc((void **)&dhist, (size_t)nbins * sizeof(*dhist), "CIHYBRID layout: the histogram of the row lengths");
     if (!ierr) ierr = GpuMatsCUDAMemset(dhist, 0, (size_t)nbins * sizeof(*dhist));
@@ -216,10 +189,10 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
     }
     if (!ierr) ierr = PetscMalloc1(nbins, &hist);
     if (!ierr) ierr = GpuMatsCUDACopyToHost(hist, dhist, (size_t)nbins * sizeof(*hist));
-    if (!ierr) boundary = CIHybridChooseBoundaryFromHistogram(hist, (PetscInt)h.max_len, nrows, model_bytes);
+    if (!ierr) boundary = CIHybridChooseBoundaryFromHistogram(hist, (PetscInt)rows.max_len, nrows, model_bytes);
   }
   /* the split straight into the copy's layout arrays: the ELLPACK width is min(BOUNDARY, longest row) */
-  if (!ierr) boundary = PetscMin(boundary, (PetscInt)h.max_len);
+  if (!ierr) boundary = PetscMin(boundary, (PetscInt)rows.max_len);
   if (!ierr && nrows && boundary) ierr = CIHybridDeviceAllocate(d, (void **)&d->ell_len, (size_t)nrows * sizeof(int32_t), "CIHYBRID ELL row lengths");
   if (!ierr && nrows) ierr = CIHybridDeviceAllocate(d, (void **)&d->csr_start, ((size_t)nrows + 1) * sizeof(int32_t), "CIHYBRID remainder row starts");
   if (!ierr && nrows) {
@@ -227,7 +200,7 @@ PetscErrorCode CIHybridDeviceLayout(PetscInt nrows, PetscInt ncols, const PetscI
     ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "CIHybridSplitKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
   }
   if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
-  if (!ierr) status = CIHybridLayoutFromSums(nrows, ncols, boundary, nnz, h.width, (PetscInt64)h.nnz_ell, (PetscInt64)h.rows_with_csr, h.max_len, fmt);
+  if (!ierr) status = CIHybridLayoutFromSums(nrows, ncols, boundary, nnz, h.width, (PetscInt64)h.nnz_ell, (PetscInt64)h.rows_with_csr, rows.max_len, fmt);
   /* csr_start: the exclusive scan of the remainders' lengths (their sum fits int32: checked above) */
   if (!ierr && status == CIHYBRID_OK && nrows) ierr = CIHybridExclusiveScan((int)nrows + 1, d->csr_start, s);
   if (!ierr && status == CIHYBRID_OK) ierr = CIHybridDeviceAllocateArrays(d, fmt);

@@ -68,6 +68,17 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
 PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
 PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscCount *bad);
 
+/* AIJ row pointers ai (device, nrows + 1) of stats->nnz entries in one pass (gpumats_rows.cu):
+   checked to be nondecreasing (first_bad: the first row whose pointers decrease, -1 if none),
+   the longest row, the empty rows, the spread of the lengths; with out (device, nrows + 1), ai -
+   base written there as int32 (out may be ai itself where PetscInt is int32 and base 0). */
+typedef struct {
+  PetscInt64 nnz; /* given: ai[nrows] - ai[0] */
+  PetscInt64 first_bad, max_len, empty;
+  double     stddev_row_len;
+} GpuMatsRowStats;
+PetscErrorCode GpuMatsCUDARowPointers(PetscInt nrows, const PetscInt *ai, PetscInt base, int32_t *out, GpuMatsRowStats *stats);
+
 /* Turns a cudaError_t (passed as int) into a PETSc error. */
 PetscErrorCode GpuMatsCUDACheck(int err, const char *call, const char *func, const char *file, int line);
 #define GpuMatsCallCUDA(call) PetscCall(GpuMatsCUDACheck((int)(call), #call, PETSC_FUNCTION_NAME, __FILE__, __LINE__))

@@ -1,8 +1,9 @@
-/* The row pointers of a PCSR device copy, worked on the device: rebased to 0 as int32 and checked
-   to be nondecreasing, the row statistics (the automatic kernel's choice, MatView), and the row
-   blocks of the adaptive kernel.  On the host these were four passes over the row pointers
-   (25-70 ms for the 4.1M rows of a 160^3 stencil on the H100 machine); here they take the upload
-   of the row pointers, four small kernels and two small downloads. */
+/* The row pointers of a PCSR device copy, worked on the device: rebased to 0 as int32, checked to
+   be nondecreasing and their statistics made (the automatic kernel's choice, MatView) by the
+   common pass (gpumats_rows.cu), and the row blocks of the adaptive kernel.  On the host these
+   were four passes over the row pointers (25-70 ms for the 4.1M rows of a 160^3 stencil on the
+   H100 machine); here they take the upload of the row pointers, four small kernels and two small
+   downloads. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -20,86 +21,34 @@ extern "C" {
    blocks at the segments' ends are a fraction of a percent */
 #define PCSR_BLOCKS_PER_SEGMENT 256
 
-typedef struct {
-  int                first_bad; /* the first row whose pointers decrease, INT32_MAX if none */
-  int                max_len;
-  unsigned long long empty;
-  double             sum2; /* of (len - mean)^2 */
-} PCSRRowSums;
-
-/* out[i] = in[i] - base as int32 (in place when out aliases in), and the sums over the rows. */
-template <typename T>
-__global__ void PCSRRowPointersKernel(int nrows, const T *in, T base, int32_t *out, double mean, PCSRRowSums *sums)
-{
-  int                first_bad = INT32_MAX, max_len = 0;
-  unsigned long long empty     = 0;
-  double             sum2      = 0;
-
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += gridDim.x * blockDim.x) {
-    const T  a = in[i], b = in[i + 1];
-    const T  len = b - a;
-    const double d = (double)len - mean;
-
-    if (len < 0 && i < first_bad) first_bad = i;
-    if (len > (T)max_len) max_len = (int)len;
-    if (!len) empty++;
-    sum2 += d * d;
-    if ((const void *)out != (const void *)in) {
-      out[i] = (int32_t)(a - base);
-      if (i == nrows - 1) out[nrows] = (int32_t)(b - base);
-    }
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    first_bad = min(first_bad, __shfl_down_sync(0xffffffffu, first_bad, o));
-    max_len   = max(max_len, __shfl_down_sync(0xffffffffu, max_len, o));
-    empty += __shfl_down_sync(0xffffffffu, empty, o);
-    sum2 += __shfl_down_sync(0xffffffffu, sum2, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    if (first_bad != INT32_MAX) atomicMin(&sums->first_bad, first_bad);
-    atomicMax(&sums->max_len, max_len);
-    atomicAdd(&sums->empty, empty);
-    atomicAdd(&sums->sum2, sum2);
-  }
-}
-
 /* ai (host, nrows + 1) into d->ptr rebased to 0, checked; the statistics into d->stats. */
 PetscErrorCode PCSRDeviceRowPointers(PCSRDevice d, const PetscInt *ai)
 {
-  const int      nrows = d->nrows;
-  const double   mean  = nrows ? (double)d->nnz / nrows : 0.0;
-  const unsigned grid  = (unsigned)PetscMax(1, PetscMin((nrows + PCSR_ROWS_THREADS - 1) / PCSR_ROWS_THREADS, 2048));
-  PCSRRowSums    h     = {INT32_MAX, 0, 0, 0}, *sums = NULL;
-  PetscInt      *tmp   = NULL;
-  cudaStream_t   s;
-  PetscErrorCode ierr;
+  const int       nrows = d->nrows;
+  GpuMatsRowStats st    = {0, 0, 0, 0, 0};
+  PetscInt       *tmp   = NULL;
+  PetscErrorCode  ierr;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsCUDAGetStream((void **)&s));
-  PetscCall(GpuMatsCUDAMalloc((void **)&sums, sizeof(h), "PCSR row statistics"));
-  ierr = GpuMatsCUDACopyToDevice(sums, &h, sizeof(h));
-  if (!ierr && sizeof(PetscInt) == sizeof(int32_t) && ai[0] == 0) { /* the host pointers are the device's: checked in place */
+  st.nnz = d->nnz;
+  if (sizeof(PetscInt) == sizeof(int32_t) && ai[0] == 0) { /* the host pointers are the device's: checked in place */
     ierr = GpuMatsCUDACopyToDevice(d->ptr, ai, ((size_t)nrows + 1) * sizeof(int32_t));
-    if (!ierr && nrows) PCSRRowPointersKernel<int32_t><<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, (const int32_t *)d->ptr, 0, d->ptr, mean, sums);
-  } else if (!ierr) {
+    if (!ierr) ierr = GpuMatsCUDARowPointers(nrows, (const PetscInt *)d->ptr, 0, d->ptr, &st);
+  } else {
     ierr = GpuMatsCUDAMalloc((void **)&tmp, ((size_t)nrows + 1) * sizeof(PetscInt), "PCSR row pointers before their rebasing");
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(tmp, ai, ((size_t)nrows + 1) * sizeof(PetscInt));
-    if (!ierr && nrows) PCSRRowPointersKernel<PetscInt><<<grid, PCSR_ROWS_THREADS, 0, s>>>(nrows, tmp, ai[0], d->ptr, mean, sums);
-    if (!ierr && !nrows) ierr = GpuMatsCUDAMemset(d->ptr, 0, sizeof(int32_t));
+    if (!ierr) ierr = GpuMatsCUDARowPointers(nrows, tmp, ai[0], d->ptr, &st);
   }
-  if (!ierr) ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "PCSRRowPointersKernel<<<>>>", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
-  if (!ierr) ierr = GpuMatsCUDACopyToHost(&h, sums, sizeof(h));
   PetscCall(GpuMatsCUDAFree(tmp));
-  PetscCall(GpuMatsCUDAFree(sums));
   PetscCall(ierr);
-  PetscCheck(h.first_bad == INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "PCSR: row pointers decrease at row %d (ai[%d] = %" PetscInt_FMT " > ai[%d] = %" PetscInt_FMT "): they must be nondecreasing", h.first_bad, h.first_bad, ai[h.first_bad], h.first_bad + 1, ai[h.first_bad + 1]);
+  PetscCheck(st.first_bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "PCSR: row pointers decrease at row %" PetscInt64_FMT " (ai[%" PetscInt64_FMT "] = %" PetscInt_FMT " > ai[%" PetscInt64_FMT "] = %" PetscInt_FMT "): they must be nondecreasing", st.first_bad, st.first_bad, ai[st.first_bad], st.first_bad + 1, ai[st.first_bad + 1]);
   d->stats.nrows          = nrows;
   d->stats.ncols          = d->ncols;
   d->stats.nnz            = d->nnz;
-  d->stats.max_row_len    = h.max_len;
-  d->stats.empty_rows     = (PetscInt64)h.empty;
-  d->stats.mean_row_len   = mean;
-  d->stats.stddev_row_len = nrows ? sqrt(h.sum2 / nrows) : 0.0;
+  d->stats.max_row_len    = (PetscInt)st.max_len;
+  d->stats.empty_rows     = st.empty;
+  d->stats.mean_row_len   = nrows ? (double)d->nnz / nrows : 0.0;
+  d->stats.stddev_row_len = st.stddev_row_len;
   PetscFunctionReturn(0);
 }
 
