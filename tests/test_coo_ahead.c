@@ -331,6 +331,7 @@ static PetscErrorCode Main(int argc, char **argv)
     const char *types[]  = {"pcsr", "cihybrid"};
     PetscBool   device;
 
+    PetscCall(GpuMatsInitializePackage()); /* the types' names, as -dll_append would register them */
     PetscCall(GpuMatsCUDAInitialize(&device, NULL));
     if (!device) {
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "coo_ahead: no usable device, skipped\n"));
