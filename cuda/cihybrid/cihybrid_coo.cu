@@ -18,7 +18,7 @@ struct _n_CIHybridDeviceCOO {
   int32_t     *rowptr; /* nrows + 1: AIJ's row starts */
   int32_t     *jmap;   /* nnz + 1 */
   int32_t     *perm;   /* jmap[nnz] */
-  PetscScalar *values; /* nnz: the new values in AIJ's order, for the copy back */
+  PetscScalar *values; /* nnz: the values in AIJ's order, gathered for the copy back */
 };
 
 extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo)
@@ -64,45 +64,72 @@ extern "C" PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo)
   PetscFunctionReturn(0);
 }
 
-/* a thread a row: the sums of its entries (AIJ's arithmetic: the COO values summed, then added to
-   the old value or put in its place) into their slots and into 'values' */
-__global__ void CIHybridCOOSum(int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ jmap, const int32_t *__restrict__ perm, const PetscScalar *__restrict__ v, int add, PetscInt pitch, const int32_t *__restrict__ ell_len,
-                               const int32_t *__restrict__ csr_start, PetscScalar *ell_val, PetscScalar *csr_val, PetscScalar *values)
+/* The row of stored entry q: the last i in [lo, hi] with rowptr[i] <= q (an empty row's start
+   equals the next row's) */
+__device__ static int32_t CIHybridCOORow(const int32_t *__restrict__ rowptr, int32_t lo, int32_t hi, int32_t q)
 {
-  for (int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x); i < nrows; i += (int32_t)(gridDim.x * blockDim.x)) {
-    const int32_t s = ell_len ? ell_len[i] : 0;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo + 1) / 2;
 
-    for (int32_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
-      const int32_t p    = q - rowptr[i];
-      PetscScalar  *slot = p < s ? ell_val + (size_t)i * (size_t)pitch + p : csr_val + csr_start[i] + (p - s);
-      PetscScalar   sum  = 0.0;
+    if (rowptr[mid] <= q) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* A thread a stored entry, a block CIHYBRID_COO_THREADS consecutive ones (coalesced reads of
+   jmap and writes of a row's slots): its row found in the block's rows, then its slot.
+   to_slots: the sum of its COO values (AIJ's arithmetic: summed, then added to the old value or
+   put in its place) into the slot; else the slot's value into values[q], AIJ's order. */
+__global__ void CIHybridCOOEntries(int to_slots, int32_t nrows, int32_t nnz, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ jmap, const int32_t *__restrict__ perm, const PetscScalar *__restrict__ v, int add, PetscInt pitch,
+                                   const int32_t *__restrict__ ell_len, const int32_t *__restrict__ csr_start, PetscScalar *ell_val, PetscScalar *csr_val, PetscScalar *values)
+{
+  __shared__ int32_t rows[2]; /* the rows of the block's first and last entries */
+  const long long    q0 = (long long)blockIdx.x * blockDim.x, q = q0 + threadIdx.x; /* 64-bit: nnz may come near 2^31 */
+
+  if (threadIdx.x == 0) {
+    rows[0] = CIHybridCOORow(rowptr, 0, nrows - 1, (int32_t)q0);
+    rows[1] = CIHybridCOORow(rowptr, rows[0], nrows - 1, (int32_t)(min(q0 + (long long)blockDim.x, (long long)nnz) - 1));
+  }
+  __syncthreads();
+  if (q < nnz) {
+    const int32_t i = CIHybridCOORow(rowptr, rows[0], rows[1], (int32_t)q), p = (int32_t)q - rowptr[i], s = ell_len ? ell_len[i] : 0;
+    PetscScalar  *slot = p < s ? ell_val + (size_t)i * (size_t)pitch + p : csr_val + csr_start[i] + (p - s);
+
+    if (to_slots) {
+      PetscScalar sum = 0.0;
 
       for (int32_t k = jmap[q]; k < jmap[q + 1]; k++) sum += v[perm[k]];
-      sum       = add ? *slot + sum : sum;
-      *slot     = sum;
-      values[q] = sum;
-    }
+      *slot = add ? *slot + sum : sum;
+    } else values[q] = *slot;
   }
 }
 
-extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add)
+static PetscErrorCode CIHybridCOOLaunch(CIHybridDevice dev, CIHybridDeviceCOO coo, int to_slots, const PetscScalar *v, int add)
 {
   void          *stream;
-  const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nrows + CIHYBRID_COO_THREADS - 1) / CIHYBRID_COO_THREADS, (int64_t)1 << 16);
+  const unsigned blocks = (unsigned)(((int64_t)coo->nnz + CIHYBRID_COO_THREADS - 1) / CIHYBRID_COO_THREADS);
 
   PetscFunctionBegin;
   PetscCheck(dev->nrows == coo->nrows && dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO map of %d rows, %d stored entries for a device copy of %" PetscInt_FMT " rows, %" PetscInt64_FMT " entries", (int)coo->nrows, (int)coo->nnz, dev->nrows, dev->nnz);
   if (!coo->nnz) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  CIHybridCOOSum<<<blocks, CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, coo->rowptr, coo->jmap, coo->perm, v, add ? 1 : 0, dev->pitch, dev->ell_len, dev->csr_start, dev->ell_val, dev->csr_val, coo->values);
+  CIHybridCOOEntries<<<blocks, CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(to_slots, coo->nrows, coo->nnz, coo->rowptr, coo->jmap, coo->perm, v, add, dev->pitch, dev->ell_len, dev->csr_start, dev->ell_val, dev->csr_val, coo->values);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
 
-extern "C" PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDeviceCOO coo, PetscScalar *host_values)
+extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add)
 {
   PetscFunctionBegin;
-  /* on the stream of the kernel that wrote them */
+  PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, add ? 1 : 0));
+  PetscFunctionReturn(0);
+}
+
+extern "C" PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscScalar *host_values)
+{
+  PetscFunctionBegin;
+  PetscCall(CIHybridCOOLaunch(dev, coo, 0, NULL, 0)); /* the slots' values in AIJ's order, on the stream the copy uses */
   if (coo->nnz) PetscCall(GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

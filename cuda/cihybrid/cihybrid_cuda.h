@@ -57,14 +57,13 @@ PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int
 /* MatSetValuesCOO with values in device memory on one process (cihybrid_coo.cu): the map of
    GpuMatsCOOStoredMap (jmap, perm: device arrays, owned by the map from Create on, freed by it
    also when Create fails) with AIJ's row starts, uploaded once; SetValues sums v into
-   the device copy's slots (added to the old values when 'add') and keeps the new values in
-   AIJ's order too, which DownloadValues copies into host_values (the AIJ master).  On
-   GpuMatsCUDAGetStream(). */
+   the device copy's slots (added to the old values when 'add'); DownloadValues copies the
+   slots' values into host_values (the AIJ master) in AIJ's order.  On GpuMatsCUDAGetStream(). */
 typedef struct _n_CIHybridDeviceCOO *CIHybridDeviceCOO;
 PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo);
 PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo);
 PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add);
-PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDeviceCOO coo, PetscScalar *host_values);
+PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscScalar *host_values);
 
 #if defined(__cplusplus)
 }

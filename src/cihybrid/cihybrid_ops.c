@@ -242,8 +242,8 @@ static PetscErrorCode CIHybridValuesDeviceOp(Mat A, const GpuMatsValuesChange *c
 #endif
 
 #if GPUMATS_HAVE_CUDA
-/* The device copy's values into the host master, in AIJ's order: the COO kernel, the one writer
-   of a copy ahead of the host (cihybrid_coo.c), keeps them so */
+/* The device copy's values into the host master, in AIJ's order: the COO map (cihybrid_coo.c),
+   with which a copy runs ahead of the host, knows each stored entry's slot */
 static PetscErrorCode CIHybridValuesDownloadOp(Mat A)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
@@ -254,7 +254,7 @@ static PetscErrorCode CIHybridValuesDownloadOp(Mat A)
   PetscFunctionBegin;
   PetscCheck(h->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid: device values to bring to the host without the COO map that made them");
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(CIHybridDeviceCOODownloadValues(h->coo, aa));
+  PetscCall(CIHybridDeviceCOODownloadValues(h->dev, h->coo, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
