@@ -37,11 +37,10 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
 
 /* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): the value slot of each
-   of n entries and its place in the value array, uploaded once (nval: the device values' count);
-   SetValues adds v[k[t]] into slot[t] of the device values, zeroed first unless 'add' (stored
-   where no two entries share a slot).  On GpuMatsCUDAGetStream(). */
+   of n entries and its place in the value array, uploaded once; SetValues adds v[k[t]] into
+   slot[t] of the device values, zeroed first unless 'add'.  On GpuMatsCUDAGetStream(). */
 typedef struct _n_DiagDeviceCOO *DiagDeviceCOO;
-PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t *k, long long nval, DiagDeviceCOO *coo);
+PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t *k, DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 

@@ -245,7 +245,7 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
 
       PetscCall(PetscMalloc2(PetscMax(c->nown, 1), &slot32, PetscMax(c->nown, 1), &k32));
       for (PetscCount k = 0; k < c->nown; k++) slot32[k] = (int32_t)c->own_slot[k], k32[k] = (int32_t)c->own_k[k];
-      ierr = DiagDeviceCOOCreate((int32_t)c->nown, slot32, k32, (long long)d->fmt.start[d->fmt.ndiag], &c->dev);
+      ierr = DiagDeviceCOOCreate((int32_t)c->nown, slot32, k32, &c->dev);
       PetscCall(PetscFree2(slot32, k32));
       PetscCall(ierr);
       PetscCall(PetscInfo(A, "seqdiag COO: %" PetscCount_FMT " entries mapped to their value slots on the device: values in device memory go straight into the device copy\n", c->nown));
