@@ -15,6 +15,11 @@
   #define PETSC_SUCCESS 0
 #endif
 
+typedef struct {
+  PetscBool   device; /* there is a GPU to synchronise */
+  PetscMPIInt size;
+} Clock;
+
 /* The options of the loop, the same in every refresh benchmark */
 typedef struct {
   char      path[16];                /* setvalues, coo or algebra */
@@ -28,12 +33,8 @@ typedef struct {
   PetscBool algebra;   /* -path algebra: the new values by MatScale and a diagonal change */
   PetscBool on_device; /* -path coo with the values on the device (made there or copied) */
   PetscBool made;      /* made there: -coo_memory device */
+  const Clock *clk;    /* the clock the loop reads */
 } RefreshSettings;
-
-typedef struct {
-  PetscBool   device; /* there is a GPU to synchronise */
-  PetscMPIInt size;
-} Clock;
 
 /* PETSc started, the clock, and the settings with their defaults (device values where there is a GPU) */
 static PetscErrorCode RefreshInitialize(int *argc, char ***argv, const char *help, Clock *clk, RefreshSettings *set)
@@ -47,6 +48,7 @@ static PetscErrorCode RefreshInitialize(int *argc, char ***argv, const char *hel
   set->mults  = 50;
   set->shift  = 0.5;
   set->warmup = PETSC_TRUE;
+  set->clk    = clk;
   clk->device = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &clk->size));
 #if defined(PETSC_HAVE_CUDA)
@@ -202,18 +204,22 @@ static PetscErrorCode RefreshCheck(Mat A, Vec x, PetscCount n, const PetscInt *i
 /* The values array MatSetValuesCOO reads: the host array (host), its copy on the device (copied),
    or values made on the device (device), as a GPU assembler hands them over: those of step s are
    a_s v0 + b_s d + c_s e, the arrays v0 (step 0), d and e (NULL: none) uploaded once, the sum made
-   by PETSc's vector operations on VECSEQCUDA vectors (two kernels a step) */
+   by PETSc's vector operations on VECSEQCUDA vectors (two kernels a step).  COOValuesInsert gives
+   them to the matrix and adds the time MatSetValuesCOO takes alone to `insert`. */
 typedef struct {
-  PetscBool    copied;
-  PetscScalar *d_v;
-  size_t       bytes;
-  Vec          v0, d, e, w; /* made */
+  PetscBool      copied;
+  PetscScalar   *d_v;
+  size_t         bytes;
+  Vec            v0, d, e, w; /* made */
+  const Clock   *clk;
+  PetscLogDouble insert; /* seconds in MatSetValuesCOO, summed */
 } COOValues;
 
 static PetscErrorCode COOValuesCreate(const RefreshSettings *set, PetscCount n, COOValues *dv)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(dv, sizeof(*dv)));
+  dv->clk    = set->clk;
   dv->copied = (PetscBool)(set->on_device && !set->made);
   dv->bytes  = (size_t)n * sizeof(PetscScalar);
 #if defined(PETSC_HAVE_CUDA)
@@ -286,6 +292,18 @@ static PetscErrorCode COOValuesGet(COOValues *dv, const PetscScalar *h, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode COOValuesInsert(COOValues *dv, Mat A, const PetscScalar *v)
+{
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(Now(dv->clk, &t0));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(Now(dv->clk, &t1));
+  dv->insert += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode COOValuesRestore(COOValues *dv, const PetscScalar **v)
 {
   PetscFunctionBeginUser;
@@ -325,11 +343,12 @@ static PetscErrorCode RefreshVectors(Vec x, Vec y)
 }
 
 /* What a benchmark gives the loop: how its matrix is made with the values of step 0 (creation), and
-   how the values of step s >= 1 are put in */
+   how the values of step s >= 1 are put in (coo: where the time of MatSetValuesCOO is summed, -path coo) */
 typedef struct {
   PetscErrorCode (*create)(void *ctx, Mat *A);
   PetscErrorCode (*update)(void *ctx, PetscInt step, Mat A);
-  void *ctx;
+  void            *ctx;
+  const COOValues *coo;
 } RefreshOps;
 
 /* The warm-up: a tiny matrix made by ops->create (with the values of step 0) and multiplied once,
@@ -355,9 +374,10 @@ static PetscErrorCode RefreshWarmUp(const RefreshOps *ops, Vec x, Vec y)
 }
 
 /* The results of the loop, in seconds (steady: the median MatMult; steps: the steps alone, what
-   follows the first MatMult; total: from creation on) */
+   follows the first MatMult; total: from creation on; insert: of the updates, MatSetValuesCOO
+   alone, -path coo, the rest being the benchmark making the values) */
 typedef struct {
-  PetscLogDouble create, first, update, refresh, steady, steps, total;
+  PetscLogDouble create, first, update, refresh, steady, steps, total, insert;
 } RefreshTimes;
 
 /* The timed loop.  Creation, then the first MatMult; steps 1..set->steps: the update, the first
@@ -367,11 +387,11 @@ static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, 
 {
   const size_t   k = (size_t)set->steps * (size_t)(set->mults - 1);
   double        *steady;
-  PetscLogDouble t0, t1, t2, start, vectors = 0;
+  PetscLogDouble t0, t1, t2, start, vectors = 0, insert0 = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(k, &steady));
-  tm->update = tm->refresh = 0;
+  tm->update = tm->refresh = tm->insert = 0;
   PetscCall(Now(clk, &t0));
   start = t0;
   PetscCall(ops->create(ops->ctx, A));
@@ -388,6 +408,7 @@ static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, 
   PetscCall(Now(clk, &t2));
   tm->first = t2 - t1;
   tm->steps = t2;
+  if (ops->coo) insert0 = ops->coo->insert;
 
   for (PetscInt s = 1; s <= set->steps; s++) {
     PetscCall(Now(clk, &t0));
@@ -405,6 +426,7 @@ static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, 
     }
   }
   tm->steps  = t2 - tm->steps;
+  if (ops->coo) tm->insert = ops->coo->insert - insert0;
   tm->total  = t2 - start - vectors;
   tm->steady = Median(steady, k);
   PetscCall(PetscFree(steady));
@@ -452,9 +474,9 @@ static PetscErrorCode RefreshReport(const Clock *clk, const RefreshSettings *set
   PetscFunctionBeginUser;
   PetscCall(MatGetType(A, &type));
   PetscCall(MatGetSize(A, &rows, NULL));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "), the steps %.4f s; whole %.4f s; relative error %.2e (copy) %.2e (values)\n", c->name, type, set->label[0] ? " " : "", set->label, set->path, set->coo ? (set->made ? ", values made on the device" : set->on_device ? ", values copied to the device" : ", host values") : "", rows, nnz, tm->create, tm->first, set->steps, tm->update, tm->refresh, 1e3 * tm->steady, set->steps * (set->mults - 1), tm->steps, tm->total, (double)err_copy, (double)err_values));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "), MatSetValuesCOO %.4f s of the updates, the steps %.4f s; whole %.4f s; relative error %.2e (copy) %.2e (values)\n", c->name, type, set->label[0] ? " " : "", set->label, set->path, set->coo ? (set->made ? ", values made on the device" : set->on_device ? ", values copied to the device" : ", host values") : "", rows, nnz, tm->create, tm->first, set->steps, tm->update, tm->refresh, 1e3 * tm->steady, set->steps * (set->mults - 1), tm->insert, tm->steps, tm->total, (double)err_copy, (double)err_values));
   PetscCheck(err_copy <= 1e-12 && err_values <= 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, -path %s: MatMult differs from MATAIJ's by %.3e (copy of the matrix) and %.3e (the values of step %" PetscInt_FMT "), more than 1e-12", type, set->path, (double)err_copy, (double)err_values, set->steps);
-  PetscCall(PetscSNPrintf(header, sizeof(header), "label,mat_type,path,%s,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,steps_s%s", c->head, c->tail_head));
-  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%.4f%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", clk->size, (double)PetscMax(err_copy, err_values), tm->steps, c->tail));
+  PetscCall(PetscSNPrintf(header, sizeof(header), "label,mat_type,path,%s,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,steps_s,insert_s%s", c->head, c->tail_head));
+  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%.4f,%.5f%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", clk->size, (double)PetscMax(err_copy, err_values), tm->steps, tm->insert, c->tail));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

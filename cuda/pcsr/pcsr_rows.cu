@@ -6,7 +6,6 @@
    downloads. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 extern "C" {
