@@ -408,6 +408,7 @@ static PetscErrorCode RunTests(void)
     PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE));
     PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE));
     PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE)); /* square, many diagonals on both sides: HM and CDM place them apart */
+    PetscCall(CheckCase(&t, r, type, 600, 600, 2500, PETSC_FALSE)); /* thousands of stored entries, some rows empty: many blocks of the device kernels (256 entries each) */
     for (PetscInt round = 0; round < rounds; round++) {
       PetscInt M, N, per;
 
