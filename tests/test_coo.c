@@ -75,6 +75,36 @@ static PetscErrorCode COOGenerate(PetscRandom r, PetscInt M, PetscInt N, PetscIn
   PetscFunctionReturn(0);
 }
 
+/* Entries that are a CSR pattern of this rank's rows, about `count` of them: row after row,
+   columns ascending, each once, no negative index (AIJ stores them in this very order, so the
+   device needs no map from the COO entries to the stored ones) */
+static PetscErrorCode COOGenerateInOrder(PetscRandom r, PetscInt N, PetscInt rstart, PetscInt rend, PetscInt count, COO *c)
+{
+  const PetscInt per = rend > rstart && N > 0 ? 2 * count / (rend - rstart) + 1 : 0;
+  PetscInt      *cols;
+
+  PetscFunctionBeginUser;
+  c->n = 0;
+  PetscCall(PetscMalloc1(per + 1, &cols));
+  PetscCall(PetscMalloc1((rend - rstart) * per + 1, &c->i));
+  PetscCall(PetscMalloc1((rend - rstart) * per + 1, &c->j));
+  for (int k = 0; k < 3; k++) PetscCall(PetscMalloc1((rend - rstart) * per + 1, &c->v[k]));
+  for (PetscInt i = rstart; i < rend && per; i++) {
+    PetscInt k;
+
+    PetscCall(RandInt(r, 0, per, &k)); /* some rows empty */
+    for (PetscInt q = 0; q < k; q++) PetscCall(RandInt(r, 0, N - 1, &cols[q]));
+    PetscCall(PetscSortRemoveDupsInt(&k, cols));
+    for (PetscInt q = 0; q < k; q++, c->n++) {
+      c->i[c->n] = i;
+      c->j[c->n] = cols[q];
+      for (int v = 0; v < 3; v++) PetscCall(RandValue(r, &c->v[v][c->n]));
+    }
+  }
+  PetscCall(PetscFree(cols));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc 3.22 may change the index arrays it is given: every call gets a copy. */
 static PetscErrorCode Preallocate(Mat A, const COO *c)
 {
@@ -219,7 +249,7 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
 }
 #endif
 
-static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, PetscInt M, PetscInt N, PetscInt per_rank, PetscBool rank1_empty)
+static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, PetscInt M, PetscInt N, PetscInt per_rank, PetscBool rank1_empty, PetscBool in_order)
 {
   Mat      A, B;
   COO      c;
@@ -229,8 +259,9 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&c, sizeof(c)));
   PetscCall(DefaultLayout(t->comm, M, &m, &rstart));
-  PetscCall(COOGenerate(r, M, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, &c));
-  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%s %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries a rank%s", type, M, N, per_rank, rank1_empty ? ", rank 1 none" : ""));
+  if (in_order) PetscCall(COOGenerateInOrder(r, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, &c));
+  else PetscCall(COOGenerate(r, M, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, &c));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%s %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries a rank%s%s", type, M, N, per_rank, rank1_empty ? ", rank 1 none" : "", in_order ? ", in AIJ's order" : ""));
   if (t->verbose) PetscCall(PetscPrintf(t->comm, "%s\n", desc));
 
   PetscCall(CreateMat(t->comm, type, M, N, &A));
@@ -402,13 +433,14 @@ static PetscErrorCode RunTests(void)
 
     if (given && strcmp(only, type)) continue;
     if (!strcmp(type, MATMPIDIAG) && t.size > 1) continue; /* diag is mpidiag there already */
-    PetscCall(CheckCase(&t, r, type, 0, 0, 0, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 0, 0, 3, PETSC_FALSE)); /* only ignored (negative) entries can be in a 0 x 0 */
-    PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE)); /* square, many diagonals on both sides: HM and CDM place them apart */
-    PetscCall(CheckCase(&t, r, type, 600, 600, 2500, PETSC_FALSE)); /* thousands of stored entries, some rows empty: many blocks of the device kernels (256 entries each) */
+    PetscCall(CheckCase(&t, r, type, 0, 0, 0, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckCase(&t, r, type, 0, 0, 3, PETSC_FALSE, PETSC_FALSE)); /* only ignored (negative) entries can be in a 0 x 0 */
+    PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE, PETSC_FALSE)); /* square, many diagonals on both sides: HM and CDM place them apart */
+    PetscCall(CheckCase(&t, r, type, 600, 600, 2500, PETSC_FALSE, PETSC_FALSE)); /* thousands of stored entries, some rows empty: many blocks of the device kernels (256 entries each) */
+    PetscCall(CheckCase(&t, r, type, 600, 500, 2500, PETSC_FALSE, PETSC_TRUE));  /* the same with the entries as AIJ stores them (no map on the device) */
     for (PetscInt round = 0; round < rounds; round++) {
       PetscInt M, N, per;
 
@@ -416,8 +448,8 @@ static PetscErrorCode RunTests(void)
       PetscCall(RandInt(t.rnd, 1, t.maxsize, &N));
       if (round == 0) N = M;
       PetscCall(RandInt(t.rnd, 0, 3 * M, &per));
-      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_FALSE));
-      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_TRUE));
+      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_FALSE, PETSC_FALSE));
+      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_TRUE, PETSC_FALSE));
     }
     if (!skip_range) {
       PetscCall(CheckOutOfRange(&t, type, PETSC_FALSE, show));

@@ -18,7 +18,7 @@ struct _n_CIHybridDeviceCOO {
   int32_t      nrows, nnz;
   int32_t     *rowptr;     /* nrows + 1: AIJ's row starts */
   int32_t     *block_rows; /* blocks + 1: the row of each block's first stored entry, then nrows - 1 */
-  int32_t     *jmap;       /* nnz + 1 */
+  int32_t     *jmap;       /* nnz + 1; NULL: stored entry q is COO entry q */
   int32_t     *perm;       /* jmap[nnz] */
   PetscScalar *values;     /* nnz: the values in AIJ's order, gathered for the copy back */
 };
@@ -119,7 +119,9 @@ __global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__r
     if (to_slots) {
       PetscScalar sum = 0.0;
 
-      for (int32_t k = jmap[q]; k < jmap[q + 1]; k++) sum += v[perm[k]];
+      if (!jmap) sum = v[q];
+      else
+        for (int32_t k = jmap[q]; k < jmap[q + 1]; k++) sum += v[perm[k]];
       *slot = add ? *slot + sum : sum;
     } else values[q] = *slot;
   }

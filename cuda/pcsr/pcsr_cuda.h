@@ -22,7 +22,8 @@ PetscErrorCode PCSRDeviceAXPYValues(PCSRDevice y, PetscScalar a, PCSRDevice x, P
 PetscErrorCode PCSRDeviceUpdateDiagonal(PCSRDevice dev, PetscScalar shift, const PetscScalar *d, PetscBool add);
 
 /* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
-   stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap,
+   stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap
+   (both NULL where COO entry p is stored entry p),
    made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when
    Create fails); SetValues sums v into the device values (added to them when 'add').
    DownloadValues copies the device values into host_values (the AIJ master's nnz values). */
