@@ -75,10 +75,18 @@ static PetscErrorCode COOGenerate(PetscRandom r, PetscInt M, PetscInt N, PetscIn
   PetscFunctionReturn(0);
 }
 
-/* Entries that are a CSR pattern of this rank's rows, about `count` of them: row after row,
-   columns ascending, each once, no negative index (AIJ stores them in this very order, so the
-   device needs no map from the COO entries to the stored ones) */
-static PetscErrorCode COOGenerateInOrder(PetscRandom r, PetscInt N, PetscInt rstart, PetscInt rend, PetscInt count, COO *c)
+/* The entries of a case: random (duplicates, negative indices, other ranks' rows), or a CSR
+   pattern of this rank's rows given each entry once, in AIJ's order (the device keeps no map from
+   the COO entries to the stored ones) or shuffled (it keeps only which entry each stored one is) */
+typedef enum {
+  COO_RANDOM,
+  COO_CSR,
+  COO_CSR_SHUFFLED
+} COOKind;
+
+/* COO_CSR or COO_CSR_SHUFFLED: about `count` entries of this rank's rows, some rows empty, no
+   negative index */
+static PetscErrorCode COOGenerateCSR(PetscRandom r, PetscInt N, PetscInt rstart, PetscInt rend, PetscInt count, PetscBool shuffled, COO *c)
 {
   const PetscInt per = rend > rstart && N > 0 ? 2 * count / (rend - rstart) + 1 : 0;
   PetscInt      *cols;
@@ -99,6 +107,23 @@ static PetscErrorCode COOGenerateInOrder(PetscRandom r, PetscInt N, PetscInt rst
       c->i[c->n] = i;
       c->j[c->n] = cols[q];
       for (int v = 0; v < 3; v++) PetscCall(RandValue(r, &c->v[v][c->n]));
+    }
+  }
+  for (PetscCount e = c->n - 1; shuffled && e > 0; e--) { /* Fisher-Yates */
+    PetscInt o, ti, tj;
+
+    PetscCall(RandInt(r, 0, (PetscInt)e, &o));
+    ti      = c->i[e];
+    tj      = c->j[e];
+    c->i[e] = c->i[o];
+    c->j[e] = c->j[o];
+    c->i[o] = ti;
+    c->j[o] = tj;
+    for (int v = 0; v < 3; v++) {
+      const PetscScalar t = c->v[v][e];
+
+      c->v[v][e] = c->v[v][o];
+      c->v[v][o] = t;
     }
   }
   PetscCall(PetscFree(cols));
@@ -249,7 +274,7 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
 }
 #endif
 
-static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, PetscInt M, PetscInt N, PetscInt per_rank, PetscBool rank1_empty, PetscBool in_order)
+static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, PetscInt M, PetscInt N, PetscInt per_rank, PetscBool rank1_empty, COOKind kind)
 {
   Mat      A, B;
   COO      c;
@@ -259,9 +284,9 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&c, sizeof(c)));
   PetscCall(DefaultLayout(t->comm, M, &m, &rstart));
-  if (in_order) PetscCall(COOGenerateInOrder(r, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, &c));
+  if (kind != COO_RANDOM) PetscCall(COOGenerateCSR(r, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, (PetscBool)(kind == COO_CSR_SHUFFLED), &c));
   else PetscCall(COOGenerate(r, M, N, rstart, rstart + m, (rank1_empty && t->rank == 1 % t->size) ? 0 : per_rank, &c));
-  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%s %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries a rank%s%s", type, M, N, per_rank, rank1_empty ? ", rank 1 none" : "", in_order ? ", in AIJ's order" : ""));
+  PetscCall(PetscSNPrintf(desc, sizeof(desc), "%s %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries a rank%s%s", type, M, N, per_rank, rank1_empty ? ", rank 1 none" : "", kind == COO_CSR ? ", each once in AIJ's order" : kind == COO_CSR_SHUFFLED ? ", each once, shuffled" : ""));
   if (t->verbose) PetscCall(PetscPrintf(t->comm, "%s\n", desc));
 
   PetscCall(CreateMat(t->comm, type, M, N, &A));
@@ -433,14 +458,15 @@ static PetscErrorCode RunTests(void)
 
     if (given && strcmp(only, type)) continue;
     if (!strcmp(type, MATMPIDIAG) && t.size > 1) continue; /* diag is mpidiag there already */
-    PetscCall(CheckCase(&t, r, type, 0, 0, 0, PETSC_FALSE, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 0, 0, 3, PETSC_FALSE, PETSC_FALSE)); /* only ignored (negative) entries can be in a 0 x 0 */
-    PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE, PETSC_FALSE));
-    PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE, PETSC_FALSE)); /* square, many diagonals on both sides: HM and CDM place them apart */
-    PetscCall(CheckCase(&t, r, type, 600, 600, 2500, PETSC_FALSE, PETSC_FALSE)); /* thousands of stored entries, some rows empty: many blocks of the device kernels (256 entries each) */
-    PetscCall(CheckCase(&t, r, type, 600, 500, 2500, PETSC_FALSE, PETSC_TRUE));  /* the same with the entries as AIJ stores them (no map on the device) */
+    PetscCall(CheckCase(&t, r, type, 0, 0, 0, PETSC_FALSE, COO_RANDOM));
+    PetscCall(CheckCase(&t, r, type, 0, 0, 3, PETSC_FALSE, COO_RANDOM)); /* only ignored (negative) entries can be in a 0 x 0 */
+    PetscCall(CheckCase(&t, r, type, 1, 1, 0, PETSC_FALSE, COO_RANDOM));
+    PetscCall(CheckCase(&t, r, type, 1, 1, 4, PETSC_FALSE, COO_RANDOM));
+    PetscCall(CheckCase(&t, r, type, 3, 2, 2, PETSC_FALSE, COO_RANDOM));
+    PetscCall(CheckCase(&t, r, type, 24, 24, 200, PETSC_FALSE, COO_RANDOM)); /* square, many diagonals on both sides: HM and CDM place them apart */
+    PetscCall(CheckCase(&t, r, type, 600, 600, 2500, PETSC_FALSE, COO_RANDOM)); /* thousands of stored entries, some rows empty: many blocks of the device kernels (256 entries each) */
+    PetscCall(CheckCase(&t, r, type, 600, 500, 2500, PETSC_FALSE, COO_CSR));          /* each entry once, as AIJ stores them (no map on the device) */
+    PetscCall(CheckCase(&t, r, type, 600, 500, 2500, PETSC_FALSE, COO_CSR_SHUFFLED)); /* each once, shuffled (the device map without jmap) */
     for (PetscInt round = 0; round < rounds; round++) {
       PetscInt M, N, per;
 
@@ -448,8 +474,8 @@ static PetscErrorCode RunTests(void)
       PetscCall(RandInt(t.rnd, 1, t.maxsize, &N));
       if (round == 0) N = M;
       PetscCall(RandInt(t.rnd, 0, 3 * M, &per));
-      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_FALSE, PETSC_FALSE));
-      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_TRUE, PETSC_FALSE));
+      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_FALSE, COO_RANDOM));
+      PetscCall(CheckCase(&t, r, type, M, N, per, PETSC_TRUE, COO_RANDOM));
     }
     if (!skip_range) {
       PetscCall(CheckOutOfRange(&t, type, PETSC_FALSE, show));

@@ -55,8 +55,8 @@ PetscErrorCode CIHybridDeviceNorm(CIHybridDevice dev, NormType type, PetscReal *
    *missing of them have none, nothing is written. */
 PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int32_t *rows, const int32_t *cols, const PetscScalar *vals, PetscBool add, PetscInt *missing);
 /* MatSetValuesCOO with values in device memory on one process (cihybrid_coo.cu): the map of
-   GpuMatsCOOStoredMap (jmap, perm: device arrays, both NULL where COO entry q is stored entry q;
-   owned by the map from Create on, freed by it
+   GpuMatsCOOStoredMap (jmap, perm: device arrays, jmap NULL where each stored entry q has one COO
+   entry, perm[q], perm NULL too where that is q; owned by the map from Create on, freed by it
    also when Create fails) with AIJ's row starts, uploaded once; SetValues sums v into
    the device copy's slots (added to the old values when 'add'); DownloadValues copies the
    slots' values into host_values (the AIJ master) in AIJ's order.  On GpuMatsCUDAGetStream(). */

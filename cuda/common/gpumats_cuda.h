@@ -61,13 +61,14 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
 /* The COO map of an AIJ subclass (common/coo.c) made on the device from AIJ's host CSR (ai, aj,
    nrows rows) and the COO indices (ci, cj, n entries, host arrays): stored entry p sums the COO
    values v[perm[q]], jmap[p] <= q < jmap[p + 1], entries in ascending order within a stored entry;
-   jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree.
-   Both NULL with *in_order: stored entry p is COO entry p, for every p (no map needed).  Both NULL
-   with *bad = -1 otherwise: the device lacks the memory (or CUB's sort failed); with *bad >= 0:
+   jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree, where
+   *mapped: jmap NULL when every stored entry p has one COO entry, perm[p]; perm NULL too when that
+   is entry p.  No map (*mapped false) with *bad = -1: the device lacks the memory (or CUB's sort
+   failed); with *bad >= 0:
    COO entry *bad is not in AIJ's pattern.  SetUp, at the context's creation: what CUB's sort
    caches about the device, asked while the device has memory. */
 PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
-PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *in_order, PetscCount *bad);
+PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad);
 
 /* AIJ row pointers ai (device, nrows + 1) of stats->nnz entries in one pass (gpumats_rows.cu):
    checked to be nondecreasing (first_bad: the first row whose pointers decrease, -1 if none),

@@ -1,6 +1,7 @@
 /* COO values straight into a PCSR device copy: each stored entry p of the CSR (AIJ's order)
    is the sum of the COO values v[perm[q]], jmap[p] <= q < jmap[p+1] (duplicates summed, ignored
-   entries absent; no map where the COO entries are the stored ones in order), so MatSetValuesCOO
+   entries absent; only perm where each stored entry has one COO entry, neither where that is
+   entry p), so MatSetValuesCOO
    with values in device memory is one kernel; the host
    AIJ master gets the new values by one copy back, at once or when it needs them. */
 #include <petscsys.h>
@@ -15,8 +16,8 @@ extern "C" {
 
 struct _n_PCSRDeviceCOO {
   int32_t  nnz;  /* stored entries the map covers */
-  int32_t *jmap; /* nnz + 1; NULL: stored entry p is COO entry p */
-  int32_t *perm; /* jmap[nnz]: the COO entries of each stored entry, stored entries in order */
+  int32_t *jmap; /* nnz + 1; NULL: one COO entry a stored entry, perm[p] */
+  int32_t *perm; /* jmap[nnz]: the COO entries of each stored entry, stored entries in order; NULL (with jmap): entry p */
 };
 
 PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo)
@@ -54,7 +55,7 @@ __global__ void PCSRCOOSum(int32_t nnz, const int32_t *jmap, const int32_t *perm
   for (int32_t p = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x); p < nnz; p += (int32_t)(gridDim.x * blockDim.x)) {
     PetscScalar s = add ? val[p] : 0.0;
 
-    if (!jmap) s += v[p];
+    if (!jmap) s += v[perm ? perm[p] : p];
     else
       for (int32_t q = jmap[p]; q < jmap[p + 1]; q++) s += v[perm[q]];
     val[p] = s;

@@ -23,7 +23,7 @@ PetscErrorCode PCSRDeviceUpdateDiagonal(PCSRDevice dev, PetscScalar shift, const
 
 /* MatSetValuesCOO with values in device memory (pcsr_coo.cu): the map from the COO entries to the
    stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap
-   (both NULL where COO entry p is stored entry p),
+   (jmap NULL where each stored entry p has one COO entry, perm[p]; perm NULL too where that is p),
    made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when
    Create fails); SetValues sums v into the device values (added to them when 'add').
    DownloadValues copies the device values into host_values (the AIJ master's nnz values). */

@@ -17,7 +17,7 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscMemType        mtype;
   PetscInt64          nnz;
   int32_t            *jmap, *perm, *rowptr;
-  PetscBool           uses, in_order = PETSC_FALSE;
+  PetscBool           uses, mapped = PETSC_FALSE;
   PetscErrorCode      ierr;
 
   PetscFunctionBegin;
@@ -27,8 +27,8 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(PetscMalloc1(A->rmap->n + 1, &rowptr));
   for (PetscInt i = 0; i <= A->rmap->n; i++) rowptr[i] = (int32_t)ai[i];
-  ierr = GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &in_order);
-  if (!ierr && (jmap || in_order)) ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo); /* takes jmap and perm (NULL: in order) */
+  ierr = GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped);
+  if (!ierr && mapped) ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo); /* takes jmap and perm (either may be NULL) */
   PetscCall(PetscFree(rowptr));
   PetscCall(ierr);
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);

@@ -182,7 +182,7 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
 }
 
 #if GPUMATS_HAVE_CUDA
-PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *in_order)
+PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -192,7 +192,7 @@ PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], con
 
   PetscFunctionBegin;
   *jmap = *perm = NULL;
-  *in_order     = PETSC_FALSE;
+  *mapped       = PETSC_FALSE;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   *nnz = A->rmap->n ? ai[A->rmap->n] : 0;
   if (n > INT32_MAX || *nnz >= INT32_MAX) {
@@ -200,12 +200,11 @@ PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], con
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscTime(&t0));
-  PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, jmap, perm, in_order, &bad));
+  PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, jmap, perm, mapped, &bad));
   PetscCall(PetscTime(&t1));
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, bad, ci[bad], cj[bad]);
-  if (*in_order) PetscCall(PetscInfo(A, "%s COO: the %" PetscCount_FMT " entries are the stored ones in AIJ's order, each once (found on the device in %g s): no map, values in device memory go straight into the device copy\n", ((PetscObject)A)->type_name, n, t1 - t0));
-  else if (!*jmap) PetscCall(PetscInfo(A, "%s COO: no map of the %" PetscCount_FMT " entries on the device (its memory is short, or the sort failed): the values go through the host\n", ((PetscObject)A)->type_name, n));
-  else PetscCall(PetscInfo(A, "%s COO: the map of %" PetscCount_FMT " entries to %" PetscInt64_FMT " stored ones made on the device in %g s: values in device memory go straight into the device copy\n", ((PetscObject)A)->type_name, n, *nnz, t1 - t0));
+  if (!*mapped) PetscCall(PetscInfo(A, "%s COO: no map of the %" PetscCount_FMT " entries on the device (its memory is short, or the sort failed): the values go through the host\n", ((PetscObject)A)->type_name, n));
+  else PetscCall(PetscInfo(A, "%s COO: the map of %" PetscCount_FMT " entries to %" PetscInt64_FMT " stored ones made on the device in %g s (%s): values in device memory go straight into the device copy\n", ((PetscObject)A)->type_name, n, *nnz, t1 - t0, *jmap ? "some stored entries have several or none" : *perm ? "one entry a stored entry" : "the stored entries in AIJ's order, no map kept"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -24,10 +24,11 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
 /* After AIJ's MatSetPreallocationCOO on a sequential AIJ subclass: the stored entry (AIJ's order) of
    each COO entry (ci, cj host arrays in the caller's order, in range), grouped by stored entry and
    made on the device: stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].
-   *nnz the stored entries; jmap (nnz + 1) and perm device arrays (GpuMatsCUDAFree), or both NULL:
-   with *in_order when COO entry p is stored entry p for every p (the values need no map), else
-   when the counts do not fit 32-bit device indices or the device lacks the memory (-info says). */
-PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *in_order);
+   *nnz the stored entries; *mapped, with jmap (nnz + 1) and perm device arrays (GpuMatsCUDAFree):
+   jmap NULL where every stored entry p has one COO entry, perm[p], perm NULL too where that is
+   entry p (a CSR given as COO); no map (*mapped false) when the counts do not fit 32-bit device
+   indices or the device lacks the memory (-info says). */
+PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped);
 #endif
 /* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the
    MatSetPreallocationCOO that made it and AIJ's column array then.  Record it inside the map's

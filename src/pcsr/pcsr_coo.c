@@ -15,15 +15,15 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
   PetscInt64      nnz;
   int32_t        *jmap, *perm;
-  PetscBool       uses, in_order;
+  PetscBool       uses, mapped;
 
   PetscFunctionBegin;
   PetscCall(PCSRDeviceCOODestroy(&p->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, &uses));
   if (!uses) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &in_order));
-  if (!jmap && !in_order) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PCSRDeviceCOOCreate((int32_t)nnz, jmap, perm, &p->coo)); /* takes jmap and perm (NULL: in order) */
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped));
+  if (!mapped) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCSRDeviceCOOCreate((int32_t)nnz, jmap, perm, &p->coo)); /* takes jmap and perm (either may be NULL) */
   PetscCall(GpuMatsCOOPatternRecord(A, &p->coo_pattern));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
