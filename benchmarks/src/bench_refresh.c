@@ -406,7 +406,7 @@ static int Main(int argc, char **argv)
   Clock           clk;
   Run             r = {.p = &p, .set = &set};
   RefreshOps      ops = {RunCreate, RunUpdate, &r, &r.dv};
-  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0};
+  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0, 0};
   RefreshCase     rc = {name, "n,stencil", cols, ",dof", tail};
   Mat             A;
   Vec             x, y;

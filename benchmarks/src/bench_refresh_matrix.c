@@ -262,7 +262,7 @@ static int Main(int argc, char **argv)
   Clock           clk;
   Run             r = {.set = &set};
   RefreshOps      ops = {RunCreate, RunUpdate, &r, &r.dv};
-  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0};
+  RefreshTimes    tm = {0, 0, 0, 0, 0, 0, 0, 0};
   RefreshCase     rc = {NULL, "matrix", NULL, "", ""};
   PetscViewer     viewer;
   Mat             H0, A;

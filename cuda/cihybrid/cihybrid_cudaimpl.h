@@ -5,6 +5,7 @@
 struct _n_CIHybridDevice {
   PetscInt     nrows, ncols, width, pitch;
   PetscInt64   nnz, nnz_csr;
+  unsigned long long layout; /* this layout's number, new for each one made (what a COO map's slots are for) */
   int32_t     *ell_col;   /* nrows*pitch, NULL when pitch == 0 */
   PetscScalar *ell_val;   /* nrows*pitch */
   int32_t     *ell_len;   /* nrows, NULL when width == 0 (every s_i is 0) */

@@ -187,6 +187,7 @@ static PetscErrorCode CIHybridDeviceFill(CIHybridDevice d, PetscInt64 maxlen, co
 
 PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridFormat *fmt)
 {
+  static unsigned long long layouts = 0; /* every device copy's layout is made here, once */
   const size_t nrows     = (size_t)fmt->nrows;
   const size_t ell_slots = nrows * (size_t)fmt->pitch;
   const size_t csr_slots = (size_t)fmt->nnz_csr;
@@ -200,6 +201,7 @@ PetscErrorCode CIHybridDeviceAllocateArrays(CIHybridDevice d, const CIHybridForm
   d->pitch   = fmt->pitch;
   d->nnz     = fmt->nnz_ell + fmt->nnz_csr;
   d->nnz_csr = fmt->nnz_csr;
+  d->layout  = ++layouts;
 
   snprintf(what, sizeof(what), "CIHYBRID ELL columns (%zu rows x pitch %zu)", nrows, (size_t)fmt->pitch);
   PetscCall(CIHybridDeviceAllocate(d, (void **)&d->ell_col, ell_slots * sizeof(int32_t), what));

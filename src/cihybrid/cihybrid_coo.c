@@ -40,7 +40,7 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
 static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  PetscBool           same, on_device, ahead;
+  PetscBool           same, on_device, ahead, fit;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
@@ -49,7 +49,11 @@ static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const 
   if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* the device copy as the host's, values included */
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES)));
+  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), &fit));
+  if (!fit) {
+    PetscCall(PetscInfo(A, "cihybrid COO: the device copy's slots do not fit 32-bit indices: the values go through the host\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow));
   h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
   PetscCall(GpuMatsShadowAheadBegin(A, &ahead));
