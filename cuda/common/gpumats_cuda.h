@@ -64,9 +64,8 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
    jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree, where
    *mapped: jmap NULL when every stored entry p has one COO entry, perm[p]; perm NULL too when that
    is entry p.  No map (*mapped false) with *bad = -1: the device lacks the memory (or CUB's sort
-   failed); with *bad >= 0:
-   COO entry *bad is not in AIJ's pattern.  SetUp, at the context's creation: what CUB's sort
-   caches about the device, asked while the device has memory. */
+   failed); with *bad >= 0: COO entry *bad is not in AIJ's pattern.  SetUp, at the context's
+   creation: what CUB's sort caches about the device, asked while the device has memory. */
 PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
 PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad);
 
