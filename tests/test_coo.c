@@ -199,6 +199,26 @@ static PetscErrorCode Compare(TestCtx *t, Mat A, Mat B, const char *root, const 
   PetscFunctionReturn(0);
 }
 
+/* Another layout of the same entries (diag: the other scheme, where a square matrix has one;
+   cihybrid: another BOUNDARY), whose new places the next values must find; *changed false for
+   the other types */
+static PetscErrorCode ChangeLayout(Mat A, const char *type, PetscInt M, PetscInt N, PetscBool *changed)
+{
+  PetscFunctionBeginUser;
+  *changed = PETSC_FALSE;
+  if (!strcmp(type, MATDIAG) || !strcmp(type, MATMPIDIAG)) {
+    MatDiagScheme scheme = MAT_DIAG_SCHEME_HM;
+
+    PetscCall(MatDiagGetScheme(A, &scheme));
+    PetscCall(MatDiagSetScheme(A, scheme == MAT_DIAG_SCHEME_HM && M == N ? MAT_DIAG_SCHEME_CDM : MAT_DIAG_SCHEME_HM));
+    *changed = PETSC_TRUE;
+  } else if (strstr(type, "cihybrid")) {
+    PetscCall(MatCIHybridSetBoundary(A, 1));
+    *changed = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
 #if defined(TEST_DEVICE_ARRAYS)
 /* A device copy of 'bytes' bytes; *ok false (nothing allocated) where no device is usable. */
 static PetscErrorCode DeviceCopy(const void *host, size_t bytes, void **dev, PetscBool *ok)
@@ -225,7 +245,7 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
 {
   Mat       A;
   void     *dv[3] = {NULL, NULL, NULL}, *di = NULL, *dj = NULL;
-  PetscBool ok, all = PETSC_TRUE;
+  PetscBool ok, all = PETSC_TRUE, changed;
   char      what[256];
 
   PetscFunctionBeginUser;
@@ -265,11 +285,11 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
     PetscCall(MatSetValuesCOO(B, c->v[0], INSERT_VALUES));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values inserted after an addition", desc));
     PetscCall(Compare(t, A, B, type, what));
-    if (strstr(type, "cihybrid")) { /* another BOUNDARY, another device layout: the slots follow it */
-      PetscCall(MatCIHybridSetBoundary(A, 1));
+    PetscCall(ChangeLayout(A, type, M, N, &changed)); /* the device map follows the new places */
+    if (changed) {
       PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv[1], INSERT_VALUES));
       PetscCall(MatSetValuesCOO(B, c->v[1], INSERT_VALUES));
-      PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values after a change of BOUNDARY", desc));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values after a change of layout", desc));
       PetscCall(Compare(t, A, B, type, what));
       PetscCall(MatSetValuesCOO(B, c->v[0], INSERT_VALUES));
     }
@@ -284,10 +304,11 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
 
 static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, PetscInt M, PetscInt N, PetscInt per_rank, PetscBool rank1_empty, COOKind kind)
 {
-  Mat      A, B;
-  COO      c;
-  PetscInt m, rstart;
-  char     desc[256], what[300];
+  Mat       A, B;
+  COO       c;
+  PetscInt  m, rstart;
+  char      desc[256], what[300];
+  PetscBool changed;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&c, sizeof(c)));
@@ -323,15 +344,12 @@ static PetscErrorCode CheckCase(TestCtx *t, PetscRandom r, const char *type, Pet
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s, first values again", desc));
   PetscCall(Compare(t, A, B, type, what));
 
-  /* diag: another scheme stores the same diagonals elsewhere; new values must find their new places */
-  if (!strcmp(type, MATDIAG) || !strcmp(type, MATMPIDIAG)) {
-    MatDiagScheme scheme = MAT_DIAG_SCHEME_HM;
-
-    PetscCall(MatDiagGetScheme(A, &scheme));
-    PetscCall(MatDiagSetScheme(A, scheme == MAT_DIAG_SCHEME_HM && M == N ? MAT_DIAG_SCHEME_CDM : MAT_DIAG_SCHEME_HM));
+  /* another layout stores the same entries elsewhere; new values must find their new places */
+  PetscCall(ChangeLayout(A, type, M, N, &changed));
+  if (changed) {
     PetscCall(MatSetValuesCOO(A, c.v[1], INSERT_VALUES));
     PetscCall(MatSetValuesCOO(B, c.v[1], INSERT_VALUES));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, new values after a change of scheme", desc));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, new values after a change of layout", desc));
     PetscCall(Compare(t, A, B, type, what));
     PetscCall(MatSetValuesCOO(A, c.v[0], INSERT_VALUES));
     PetscCall(MatSetValuesCOO(B, c.v[0], INSERT_VALUES));

@@ -433,7 +433,7 @@ static int Main(int argc, char **argv)
   PetscCall(DMCreateGlobalVector(r.da, &x));
   PetscCall(VecDuplicate(x, &y));
   PetscCall(RefreshVectors(x, y));
-  PetscCall(RefreshLoop(&clk, &set, &ops, &A, &x, &y, &tm));
+  PetscCall(RefreshLoop(&set, &ops, &A, &x, &y, &tm));
 
   /* the check, after the loop, against the values of the last step */
   PetscCall(Check(r.da, &p, set.steps, A, x, &err_copy, &err_values));
@@ -447,7 +447,7 @@ static int Main(int argc, char **argv)
   PetscCall(PetscSNPrintf(name, sizeof(name), "%s %" PetscInt_FMT "^3 x %" PetscInt_FMT, stencil, n, p.dof));
   PetscCall(PetscSNPrintf(cols, sizeof(cols), "%ld,%s", (long)n, stencil));
   PetscCall(PetscSNPrintf(tail, sizeof(tail), ",%ld", (long)p.dof));
-  PetscCall(RefreshReport(&clk, &set, &rc, A, nnz, &tm, err_copy, err_values));
+  PetscCall(RefreshReport(&set, &rc, A, nnz, &tm, err_copy, err_values));
   PetscCall(RunDestroy(&r));
   PetscCall(MatDestroy(&A));
   PetscCall(VecDestroy(&x));

@@ -383,9 +383,10 @@ typedef struct {
 /* The timed loop.  Creation, then the first MatMult; steps 1..set->steps: the update, the first
    MatMult after it, set->mults - 1 more.  With *x NULL the vectors are made after creation by
    MatCreateVecs of the matrix (random x), outside the clock: total leaves that out. */
-static PetscErrorCode RefreshLoop(const Clock *clk, const RefreshSettings *set, const RefreshOps *ops, Mat *A, Vec *x, Vec *y, RefreshTimes *tm)
+static PetscErrorCode RefreshLoop(const RefreshSettings *set, const RefreshOps *ops, Mat *A, Vec *x, Vec *y, RefreshTimes *tm)
 {
-  const size_t   k = (size_t)set->steps * (size_t)(set->mults - 1);
+  const Clock   *clk = set->clk;
+  const size_t   k   = (size_t)set->steps * (size_t)(set->mults - 1);
   double        *steady;
   PetscLogDouble t0, t1, t2, start, vectors = 0, insert0 = 0;
 
@@ -465,7 +466,7 @@ typedef struct {
 
 /* The results: one line printed, the error if the check failed (either relative error above 1e-12:
    then no CSV line), the CSV line */
-static PetscErrorCode RefreshReport(const Clock *clk, const RefreshSettings *set, const RefreshCase *c, Mat A, long long nnz, const RefreshTimes *tm, PetscReal err_copy, PetscReal err_values)
+static PetscErrorCode RefreshReport(const RefreshSettings *set, const RefreshCase *c, Mat A, long long nnz, const RefreshTimes *tm, PetscReal err_copy, PetscReal err_values)
 {
   MatType  type;
   PetscInt rows;
@@ -477,6 +478,6 @@ static PetscErrorCode RefreshReport(const Clock *clk, const RefreshSettings *set
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s%s%s, %s%s: %" PetscInt_FMT " rows, %lld nonzeros; create %.4f s, first MatMult %.4f s; %" PetscInt_FMT " steps: updates %.4f s, first MatMults after them %.4f s, steady MatMult %.4f ms (median of %" PetscInt_FMT "), MatSetValuesCOO %.4f s of the updates, the steps %.4f s; whole %.4f s; relative error %.2e (copy) %.2e (values)\n", c->name, type, set->label[0] ? " " : "", set->label, set->path, set->coo ? (set->made ? ", values made on the device" : set->on_device ? ", values copied to the device" : ", host values") : "", rows, nnz, tm->create, tm->first, set->steps, tm->update, tm->refresh, 1e3 * tm->steady, set->steps * (set->mults - 1), tm->insert, tm->steps, tm->total, (double)err_copy, (double)err_values));
   PetscCheck(err_copy <= 1e-12 && err_values <= 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, -path %s: MatMult differs from MATAIJ's by %.3e (copy of the matrix) and %.3e (the values of step %" PetscInt_FMT "), more than 1e-12", type, set->path, (double)err_copy, (double)err_values, set->steps);
   PetscCall(PetscSNPrintf(header, sizeof(header), "label,mat_type,path,%s,rows,nonzeros,create_s,first_mult_s,update_s,refresh_mult_s,steady_mult_ms,total_s,steps,mults,coo_memory,ranks,rel_error,steps_s,insert_s%s", c->head, c->tail_head));
-  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%.4f,%.5f%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", clk->size, (double)PetscMax(err_copy, err_values), tm->steps, tm->insert, c->tail));
+  PetscCall(RefreshCSV(set, header, "%s,%s,%s,%s,%ld,%lld,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%ld,%ld,%s,%d,%.2e,%.4f,%.5f%s\n", set->label, type, set->path, c->cols, (long)rows, nnz, tm->create, tm->first, tm->update, tm->refresh, 1e3 * tm->steady, tm->total, (long)set->steps, (long)set->mults, set->coo ? set->memory : "-", set->clk->size, (double)PetscMax(err_copy, err_values), tm->steps, tm->insert, c->tail));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

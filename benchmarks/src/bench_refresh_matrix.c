@@ -302,13 +302,13 @@ static int Main(int argc, char **argv)
   nnz_l = (long long)r.E.n;
   PetscCallMPI(MPI_Allreduce(&nnz_l, &nnz, 1, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD));
 
-  PetscCall(RefreshLoop(&clk, &set, &ops, &A, &x, &y, &tm));
+  PetscCall(RefreshLoop(&set, &ops, &A, &x, &y, &tm));
   PetscCall(RunDestroy(&r)); /* its arrays, before the check makes its own */
 
   /* the check, after the loop, against the values of the last step */
   PetscCall(Check(H0, set.shift, set.steps, A, x, &err_copy, &err_values));
   rc.name = rc.cols = base;
-  PetscCall(RefreshReport(&clk, &set, &rc, A, nnz, &tm, err_copy, err_values));
+  PetscCall(RefreshReport(&set, &rc, A, nnz, &tm, err_copy, err_values));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&H0));
   PetscCall(VecDestroy(&x));

@@ -19,7 +19,6 @@ extern "C" {
 
 struct _n_CIHybridDeviceCOO {
   int32_t            nrows, nnz;
-  int32_t           *rowptr;    /* nrows + 1: AIJ's row starts */
   int32_t           *slot;      /* nnz: each stored entry's slot, ELLPACK's (>= 0) or -1 - the remainder's */
   unsigned long long slots_for; /* the layout (CIHybridDevice's number) of the slots; 0: none yet */
   int32_t           *jmap;      /* nnz + 1; NULL: one COO entry a stored entry, perm[q] */
@@ -27,27 +26,21 @@ struct _n_CIHybridDeviceCOO {
   PetscScalar       *values;    /* nnz: the values in AIJ's order, gathered for the copy back */
 };
 
-/* The slots of row i's stored entries, a thread a row */
-__global__ void CIHybridCOOSlots(int32_t nrows, const int32_t *__restrict__ rowptr, PetscInt pitch, const int32_t *__restrict__ ell_len, const int32_t *__restrict__ csr_start, int32_t *slot)
+/* The slots of row i's stored entries, a thread a row (rowptr: the device copy's AIJ row starts) */
+__global__ void CIHybridCOOSlots(int32_t nrows, const PetscInt *__restrict__ rowptr, PetscInt pitch, const int32_t *__restrict__ ell_len, const int32_t *__restrict__ csr_start, int32_t *slot)
 {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += (long long)gridDim.x * blockDim.x) {
     const int32_t s = ell_len ? ell_len[i] : 0;
 
-    for (int32_t q = rowptr[i], p = 0; q < rowptr[i + 1]; q++, p++) slot[q] = p < s ? (int32_t)(i * pitch + p) : -1 - (csr_start[i] + p - s);
+    for (PetscInt q = rowptr[i], p = 0; q < rowptr[i + 1]; q++, p++) slot[q] = (int32_t)(p < s ? i * pitch + p : -1 - (csr_start[i] + p - s));
   }
 }
 
-static unsigned CIHybridCOOBlocks(int64_t n)
-{
-  return (unsigned)PetscMax(1, PetscMin((n + CIHYBRID_COO_THREADS - 1) / CIHYBRID_COO_THREADS, (int64_t)1 << 20));
-}
-
-extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *rowptr, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo)
+extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, int32_t nnz, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo)
 {
   CIHybridDeviceCOO c;
   PetscErrorCode    ierr;
   char              what[128];
-  const int32_t     nnz = rowptr[nrows];
 
   PetscFunctionBegin;
   *coo = NULL;
@@ -62,10 +55,8 @@ extern "C" PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, const int32_t *
   c->jmap  = jmap;
   c->perm  = perm;
   snprintf(what, sizeof(what), "CIHYBRID COO map of %d stored entries", (int)nnz);
-  ierr = GpuMatsCUDAMalloc((void **)&c->rowptr, ((size_t)nrows + 1) * sizeof(int32_t), what);
-  if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->slot, ((size_t)nnz + 1) * sizeof(int32_t), what);
+  ierr = GpuMatsCUDAMalloc((void **)&c->slot, ((size_t)nnz + 1) * sizeof(int32_t), what);
   if (!ierr) ierr = GpuMatsCUDAMalloc((void **)&c->values, ((size_t)nnz + 1) * sizeof(PetscScalar), what);
-  if (!ierr) ierr = GpuMatsCUDACopyToDevice(c->rowptr, rowptr, ((size_t)nrows + 1) * sizeof(int32_t));
   if (ierr) {
     (void)CIHybridDeviceCOODestroy(&c);
     PetscCall(ierr);
@@ -78,7 +69,6 @@ extern "C" PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo)
 {
   PetscFunctionBegin;
   if (!*coo) PetscFunctionReturn(0);
-  PetscCall(GpuMatsCUDAFree((*coo)->rowptr));
   PetscCall(GpuMatsCUDAFree((*coo)->slot));
   PetscCall(GpuMatsCUDAFree((*coo)->jmap));
   PetscCall(GpuMatsCUDAFree((*coo)->perm));
@@ -117,8 +107,9 @@ static PetscErrorCode CIHybridCOOSlotsFor(CIHybridDevice dev, CIHybridDeviceCOO 
   *fit = (PetscBool)((PetscInt64)dev->nrows * dev->pitch <= INT32_MAX && dev->nnz_csr < INT32_MAX);
   if (!*fit || coo->slots_for == dev->layout) PetscFunctionReturn(0);
   if (coo->nrows) {
+    PetscCheck(dev->aij_rowptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: a device copy without AIJ's row starts");
     PetscCall(GpuMatsCUDAGetStream(&stream));
-    CIHybridCOOSlots<<<CIHybridCOOBlocks(coo->nrows), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, coo->rowptr, dev->pitch, dev->ell_len, dev->csr_start, coo->slot);
+    CIHybridCOOSlots<<<GpuMatsCUDAGridBlocks(coo->nrows, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, dev->aij_rowptr, dev->pitch, dev->ell_len, dev->csr_start, coo->slot);
     GpuMatsCallCUDA(cudaGetLastError());
   }
   coo->slots_for = dev->layout;
@@ -132,7 +123,7 @@ static PetscErrorCode CIHybridCOOLaunch(CIHybridDevice dev, CIHybridDeviceCOO co
   PetscFunctionBegin;
   if (!coo->nnz) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  CIHybridCOOEntries<<<CIHybridCOOBlocks(coo->nnz), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(to_slots, coo->nnz, coo->slot, coo->jmap, coo->perm, v, add, dev->ell_val, dev->csr_val, coo->values);
+  CIHybridCOOEntries<<<GpuMatsCUDAGridBlocks(coo->nnz, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(to_slots, coo->nnz, coo->slot, coo->jmap, coo->perm, v, add, dev->ell_val, dev->csr_val, coo->values);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

@@ -75,11 +75,6 @@ __global__ void COOMapShape(uint32_t nnz, long long n, const int32_t *__restrict
   if ((threadIdx.x & 31) == 0 && mine) atomicOr(shape, mine);
 }
 
-static unsigned COOMapBlocks(long long n)
-{
-  return (unsigned)PetscMax(1, PetscMin((n + COO_MAP_THREADS - 1) / COO_MAP_THREADS, (long long)1 << 20));
-}
-
 /* The device scratch: AIJ's arrays and the COO indices uploaded, the sort's keys and values
    (double buffered) and its temporary storage */
 typedef struct {
@@ -192,7 +187,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.cj, cj, (size_t)n * sizeof(PetscInt));
     if (!ierr) ierr = GpuMatsCUDAMemset(w.bad, 0xff, sizeof(*w.bad)); /* ULLONG_MAX: no bad entry */
     if (!ierr && n) {
-      COOMapPlaces<<<COOMapBlocks(n), COO_MAP_THREADS, 0, s>>>((long long)n, w.ci, w.cj, w.ai, w.aj, nnz, w.key[0], w.entry[0], w.bad);
+      COOMapPlaces<<<GpuMatsCUDAGridBlocks(n, COO_MAP_THREADS), COO_MAP_THREADS, 0, s>>>((long long)n, w.ci, w.cj, w.ai, w.aj, nnz, w.key[0], w.entry[0], w.bad);
       ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "COOMapPlaces", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
     }
     if (!ierr && n) {
@@ -207,7 +202,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
       PetscFunctionReturn(0);
     }
     if (!ierr) {
-      COOMapStarts<<<COOMapBlocks((long long)nnz + 1), COO_MAP_THREADS, 0, s>>>((long long)n, n ? keys.Current() : w.key[0], nnz, *jmap);
+      COOMapStarts<<<GpuMatsCUDAGridBlocks((long long)nnz + 1, COO_MAP_THREADS), COO_MAP_THREADS, 0, s>>>((long long)n, n ? keys.Current() : w.key[0], nnz, *jmap);
       ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "COOMapStarts", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
     }
     if (!ierr) ierr = GpuMatsCUDACopyToHost(&first_bad, w.bad, sizeof(first_bad));
@@ -219,7 +214,7 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
       else w.entry[1] = NULL;
       ierr = GpuMatsCUDAMemset(w.bad, 0, sizeof(*w.bad));
       if (!ierr) {
-        COOMapShape<<<COOMapBlocks((long long)nnz + 1), COO_MAP_THREADS, 0, s>>>(nnz, (long long)n, *jmap, *perm, w.bad);
+        COOMapShape<<<GpuMatsCUDAGridBlocks((long long)nnz + 1, COO_MAP_THREADS), COO_MAP_THREADS, 0, s>>>(nnz, (long long)n, *jmap, *perm, w.bad);
         ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "COOMapShape", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
       }
       if (!ierr) ierr = GpuMatsCUDACopyToHost(&shape, w.bad, sizeof(shape));

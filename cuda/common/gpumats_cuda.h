@@ -17,6 +17,15 @@ PetscErrorCode GpuMatsCUDASynchronize(void);
 /* Is a device there (counted, its context not made)? */
 PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present);
 
+/* Blocks of 'threads' threads for a grid-stride loop over n items: one item a thread up to 2^20
+   blocks (the loop strides over the rest), at least one block */
+static inline unsigned GpuMatsCUDAGridBlocks(long long n, int threads)
+{
+  const long long blocks = (n + threads - 1) / threads;
+
+  return (unsigned)(blocks < 1 ? 1 : blocks > (1LL << 20) ? (1LL << 20) : blocks);
+}
+
 /* Allocation errors are PETSc errors naming 'what', the bytes asked and the bytes free. */
 PetscErrorCode GpuMatsCUDAMalloc(void **ptr, size_t bytes, const char *what);
 /* The same, but a lack of device memory is no error: *ptr NULL and *ok false (for

@@ -36,11 +36,13 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
 
-/* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): the value slot of each
-   of n entries and its place in the value array, uploaded once; SetValues adds v[k[t]] into
-   slot[t] of the device values, zeroed first unless 'add'.  On GpuMatsCUDAGetStream(). */
+/* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): a map by stored
+   value, uploaded once.  Slot s of the nval stored values sums v[from[q]], jmap[s] <= q <
+   jmap[s + 1]; with jmap NULL (no slot has two entries) it takes v[from[s]], or zero where
+   from[s] < 0.  SetValues writes every slot once, a thread a row (the sum, or the old value plus
+   the sum with 'add'): no clearing first, no atomics.  On GpuMatsCUDAGetStream(). */
 typedef struct _n_DiagDeviceCOO *DiagDeviceCOO;
-PetscErrorCode DiagDeviceCOOCreate(int32_t n, const int32_t *slot, const int32_t *k, DiagDeviceCOO *coo);
+PetscErrorCode DiagDeviceCOOCreate(long long nval, const int32_t *jmap, int32_t nfrom, const int32_t *from, DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
 

@@ -11,11 +11,6 @@ extern "C" {
 
 #define PCSR_ALGEBRA_THREADS 256
 
-static inline unsigned PCSRAlgebraBlocks(long long n)
-{
-  return (unsigned)PetscMin((n + PCSR_ALGEBRA_THREADS - 1) / PCSR_ALGEBRA_THREADS, (long long)1 << 20);
-}
-
 static void PCSRValuesChanged(PCSRDevice dev)
 {
   if (dev->t_built) dev->t_stale = PETSC_TRUE;
@@ -35,7 +30,7 @@ static PetscErrorCode PCSRDeviceUpdateValues(PCSRDevice dev, PetscScalar alpha, 
   PetscFunctionBegin;
   if (!dev->nnz) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  PCSRUpdateValues<<<PCSRAlgebraBlocks(dev->nnz), PCSR_ALGEBRA_THREADS, 0, (cudaStream_t)stream>>>(dev->nnz, alpha, beta, x, dev->val);
+  PCSRUpdateValues<<<GpuMatsCUDAGridBlocks(dev->nnz, PCSR_ALGEBRA_THREADS), PCSR_ALGEBRA_THREADS, 0, (cudaStream_t)stream>>>(dev->nnz, alpha, beta, x, dev->val);
   GpuMatsCallCUDA(cudaGetLastError());
   PCSRValuesChanged(dev);
   PetscFunctionReturn(0);

@@ -78,12 +78,12 @@ template <typename T>
 static PetscErrorCode PCSRCheckColumnsLaunch(const T *in, long long n, long long offset, int ncols, int32_t *out, int *first_bad)
 {
   void          *stream;
-  const long long blocks = PetscMin((n + PCSR_CHECK_THREADS - 1) / PCSR_CHECK_THREADS, (long long)1 << 20);
+  const unsigned blocks = GpuMatsCUDAGridBlocks(n, PCSR_CHECK_THREADS);
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  PCSRCheckColumns<T><<<(unsigned)blocks, PCSR_CHECK_THREADS, 0, (cudaStream_t)stream>>>(in, n, offset, ncols, out, first_bad);
+  PCSRCheckColumns<T><<<blocks, PCSR_CHECK_THREADS, 0, (cudaStream_t)stream>>>(in, n, offset, ncols, out, first_bad);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

@@ -12,25 +12,16 @@
 static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  const PetscInt     *ai, *aj;
-  PetscScalar        *aa;
-  PetscMemType        mtype;
   PetscInt64          nnz;
-  int32_t            *jmap, *perm, *rowptr;
+  int32_t            *jmap, *perm;
   PetscBool           uses, mapped = PETSC_FALSE;
-  PetscErrorCode      ierr;
 
   PetscFunctionBegin;
   PetscCall(CIHybridDeviceCOODestroy(&h->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &uses));
   if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(PetscMalloc1(A->rmap->n + 1, &rowptr));
-  for (PetscInt i = 0; i <= A->rmap->n; i++) rowptr[i] = (int32_t)ai[i];
-  ierr = GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped);
-  if (!ierr && mapped) ierr = CIHybridDeviceCOOCreate((int32_t)A->rmap->n, rowptr, jmap, perm, &h->coo); /* takes jmap and perm (either may be NULL) */
-  PetscCall(PetscFree(rowptr));
-  PetscCall(ierr);
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped));
+  if (mapped) PetscCall(CIHybridDeviceCOOCreate((int32_t)A->rmap->n, (int32_t)nnz, jmap, perm, &h->coo)); /* takes jmap and perm (either may be NULL) */
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOPatternRecord(A, &h->coo_pattern));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -8,9 +8,10 @@
    entry; new values then go into stored diagonals (MatSetValues, O(1) an entry) and one
    assembly.  On one process (seqdiag) each entry's value slot is found once, after the pattern is
    made (again after a change of scheme), and MatSetValuesCOO is one pass of additions into the
-   value array; values in device memory go into the device copy by one kernel (cuda/diag/diag_coo.cu),
-   which then holds the newer values.  Duplicates are summed, negative indices ignored, indices past the matrix refused,
-   arrays in device memory copied to the host first (common/coo.c). */
+   value array; values in device memory go into the device copy by one kernel (cuda/diag/diag_coo.cu,
+   through a map by stored value made from the slots), which then holds the newer values.
+   Duplicates are summed, negative indices ignored, indices past the matrix refused, other arrays
+   in device memory copied to the host first (common/coo.c). */
 #include "common/gpumats_coo.h"
 #include "diag/diag_impl.h"
 #include "diag/mpidiag_impl.h"
@@ -220,6 +221,44 @@ static PetscErrorCode DiagCOOKeepDiagonals(Mat A, DiagCOO *c, PetscBool *kept)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if GPUMATS_HAVE_CUDA
+/* seqdiag: the device map by stored value (cuda/diag/diag_cuda.h), from the entries' slots: a
+   counting sort of the entries by slot, their order kept within a slot (AIJ's order of summing);
+   where no slot has two entries only each slot's entry is kept */
+static PetscErrorCode DiagCOODeviceMap(Mat A, DiagCOO *c)
+{
+  const DiagFormat *f       = &((Mat_SeqDiag *)A->spptr)->fmt;
+  const PetscInt64  nval    = f->start[f->ndiag];
+  PetscBool         several = PETSC_FALSE;
+  int32_t          *jmap, *from;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nval + 1, &jmap));
+  for (PetscCount k = 0; k < c->nown; k++) {
+    if (++jmap[c->own_slot[k] + 1] > 1) several = PETSC_TRUE;
+  }
+  if (several) {
+    for (PetscInt64 s = 0; s < nval; s++) jmap[s + 1] += jmap[s];
+    PetscCall(PetscMalloc1(PetscMax(c->nown, 1), &from));
+    for (PetscCount k = 0; k < c->nown; k++) from[jmap[c->own_slot[k]]++] = (int32_t)c->own_k[k];
+    for (PetscInt64 s = nval; s > 0; s--) jmap[s] = jmap[s - 1]; /* the starts again */
+    jmap[0] = 0;
+  } else {
+    PetscCall(PetscFree(jmap));
+    PetscCall(PetscMalloc1(PetscMax(nval, 1), &from));
+    for (PetscInt64 s = 0; s < nval; s++) from[s] = -1;
+    for (PetscCount k = 0; k < c->nown; k++) from[c->own_slot[k]] = (int32_t)c->own_k[k];
+  }
+  ierr = DiagDeviceCOOCreate((long long)nval, jmap, (int32_t)(several ? c->nown : nval), from, &c->dev);
+  PetscCall(PetscFree(jmap));
+  PetscCall(PetscFree(from));
+  PetscCall(ierr);
+  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries mapped by stored value (%" PetscInt64_FMT " values, %s) on the device: values in device memory go straight into the device copy\n", c->nown, nval, several ? "some summing several entries" : "at most one entry each"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* seqdiag: the value slot of every entry, on the diagonals the pattern made (found again after a
    change of layout), and their copy on the device where the products run there */
 static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
@@ -239,17 +278,7 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
     PetscBool uses;
 
     PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, &uses));
-    if (uses && c->nown <= INT32_MAX && c->n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] <= INT32_MAX) {
-      int32_t       *slot32, *k32;
-      PetscErrorCode ierr;
-
-      PetscCall(PetscMalloc2(PetscMax(c->nown, 1), &slot32, PetscMax(c->nown, 1), &k32));
-      for (PetscCount k = 0; k < c->nown; k++) slot32[k] = (int32_t)c->own_slot[k], k32[k] = (int32_t)c->own_k[k];
-      ierr = DiagDeviceCOOCreate((int32_t)c->nown, slot32, k32, &c->dev);
-      PetscCall(PetscFree2(slot32, k32));
-      PetscCall(ierr);
-      PetscCall(PetscInfo(A, "seqdiag COO: %" PetscCount_FMT " entries mapped to their value slots on the device: values in device memory go straight into the device copy\n", c->nown));
-    }
+    if (uses && c->nown <= INT32_MAX && c->n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] < INT32_MAX) PetscCall(DiagCOODeviceMap(A, c));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
