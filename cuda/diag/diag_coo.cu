@@ -1,12 +1,13 @@
 /* COO values straight into a DIAG device copy (diag/diag_coo.c on one process).  The map, made once
    at MatSetPreallocationCOO, is by stored value: which COO entries each slot sums.  A warp takes 32
    rows and writes their slots on a diagonal, 32 consecutive values; its loads of v stay among the
-   32 rows' entries (a DMDA's or an assembler's COO entries come row by row), which the block's
-   other warps, on the other diagonals, read too.  With a thread a row instead, the rows in flight
-   outgrew L2 on a 27-point operator (their v read 1.8x over).  Every slot is written, the absent
-   ones with zero, so INSERT_VALUES needs no clearing pass first.  The map it replaces (a COO
-   entry's slot and place, an atomic add each after clearing all values) took 1.3-2.1x
-   aijcusparse's MatSetValuesCOO on H100 stencils. */
+   32 rows' entries (a DMDA's or an assembler's COO entries come row by row).  Where the rows have
+   many diagonals the block's warps share them (lanes), so that fewer rows are in flight and their
+   entries stay in L2: with every diagonal in one thread, a 27-point operator's v was read 1.8x
+   over (H200); with 8 lanes on 7 diagonals the blocks' setup took 40% more time.  Every slot is
+   written, the absent ones with zero, so INSERT_VALUES needs no clearing pass first.  The map it
+   replaces (a COO entry's slot and place, an atomic add each after clearing all values) took
+   1.3-2.1x aijcusparse's MatSetValuesCOO on H100 stencils. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -15,9 +16,10 @@ extern "C" {
 #include "diag_cudaimpl.h"
 }
 
-#define DIAG_COO_ROWS  32  /* rows a block: a warp's stores are consecutive values of a diagonal */
-#define DIAG_COO_LANES 8   /* warps a block, sharing its rows' diagonals */
-#define DIAG_COO_TILE  256 /* diagonals staged in shared memory at a time */
+#define DIAG_COO_THREADS   256
+#define DIAG_COO_MAX_LANES 8   /* lanes of a block sharing its rows' diagonals: 32 rows a block at most */
+#define DIAG_COO_LANE_DIAG 8   /* diagonals a lane at most, below DIAG_COO_MAX_LANES lanes */
+#define DIAG_COO_TILE      256 /* diagonals staged in shared memory at a time */
 
 struct _n_DiagDeviceCOO {
   long long nval; /* the stored values the map is for */
@@ -58,27 +60,28 @@ PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo)
   PetscFunctionReturn(0);
 }
 
-/* A block takes DIAG_COO_ROWS rows, its DIAG_COO_LANES warps share their diagonals (lane y the
-   diagonals t = y mod DIAG_COO_LANES): row i's slot on each stored diagonal (HM: where the diagonal
-   crosses row i; CDM: always) gets its sum, or the old value plus it */
+/* A block of DIAG_COO_THREADS threads takes DIAG_COO_THREADS / lanes rows; lane y (whole warps)
+   the diagonals t = y mod lanes: row i's slot on each (HM: where the diagonal crosses row i; CDM:
+   always) gets its sum, or the old value plus it */
 template <bool HM, bool SEVERAL>
-__global__ void __launch_bounds__(DIAG_COO_ROWS * DIAG_COO_LANES) DiagCOOGather(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, int add, double *val)
+__global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, int lanes, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, int add, double *val)
 {
   __shared__ int       s_off[DIAG_COO_TILE];
   __shared__ long long s_start[DIAG_COO_TILE];
-  const int            i = blockIdx.x * DIAG_COO_ROWS + threadIdx.x;
+  const int            rows = DIAG_COO_THREADS / lanes, lane = threadIdx.x / rows;
+  const int            i    = blockIdx.x * rows + threadIdx.x % rows;
 
   for (int t0 = 0; t0 < ndiag; t0 += DIAG_COO_TILE) {
     const int nt = min(DIAG_COO_TILE, ndiag - t0);
 
     __syncthreads(); /* the previous tile is no longer read */
-    for (int t = threadIdx.y * DIAG_COO_ROWS + threadIdx.x; t < nt; t += DIAG_COO_ROWS * DIAG_COO_LANES) {
+    for (int t = threadIdx.x; t < nt; t += DIAG_COO_THREADS) {
       s_off[t]   = offset[t0 + t];
       s_start[t] = start[t0 + t];
     }
     __syncthreads();
     if (i >= nrows) continue;
-    for (int t = threadIdx.y; t < nt; t += DIAG_COO_LANES) {
+    for (int t = lane; t < nt; t += lanes) {
       long long s   = s_start[t] + i;
       double    sum = 0.0;
 
@@ -103,15 +106,17 @@ __global__ void __launch_bounds__(DIAG_COO_ROWS * DIAG_COO_LANES) DiagCOOGather(
 PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add)
 {
   void          *stream;
-  const unsigned blocks = (unsigned)((dev->nrows + DIAG_COO_ROWS - 1) / DIAG_COO_ROWS);
-  const dim3     threads(DIAG_COO_ROWS, DIAG_COO_LANES);
+  int            lanes = 1;
+  unsigned       blocks;
   const bool     hm = dev->scheme == DIAG_SCHEME_HM, several = coo->jmap != NULL;
 
   PetscFunctionBegin;
   PetscCheck(coo->nval == dev->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG COO map of %lld stored values for a device copy of %lld", coo->nval, dev->nval);
   if (!dev->nrows || !dev->ndiag) PetscFunctionReturn(0);
+  while (lanes < DIAG_COO_MAX_LANES && dev->ndiag > lanes * DIAG_COO_LANE_DIAG) lanes *= 2;
+  blocks = (unsigned)((dev->nrows + DIAG_COO_THREADS / lanes - 1) / (DIAG_COO_THREADS / lanes));
   PetscCall(GpuMatsCUDAGetStream(&stream));
-#define DIAG_COO_GATHER(H, S) DiagCOOGather<H, S><<<blocks, threads, 0, (cudaStream_t)stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, coo->jmap, coo->from, v, add ? 1 : 0, dev->val)
+#define DIAG_COO_GATHER(H, S) DiagCOOGather<H, S><<<blocks, DIAG_COO_THREADS, 0, (cudaStream_t)stream>>>(dev->nrows, dev->ncols, dev->ndiag, lanes, dev->offset, dev->start, coo->jmap, coo->from, v, add ? 1 : 0, dev->val)
   if (hm && several) DIAG_COO_GATHER(true, true);
   else if (hm) DIAG_COO_GATHER(true, false);
   else if (several) DIAG_COO_GATHER(false, true);
