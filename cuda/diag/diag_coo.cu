@@ -16,10 +16,10 @@ extern "C" {
 #include "diag_cudaimpl.h"
 }
 
-#define DIAG_COO_THREADS   256
-#define DIAG_COO_MAX_LANES 8   /* lanes of a block sharing its rows' diagonals: 32 rows a block at most */
-#define DIAG_COO_LANE_DIAG 8   /* diagonals a lane at most, below DIAG_COO_MAX_LANES lanes */
-#define DIAG_COO_TILE      256 /* diagonals staged in shared memory at a time */
+#define DIAG_COO_THREADS  256
+#define DIAG_COO_ONE_LANE 8   /* diagonals that one lane (a thread a row) takes at most */
+#define DIAG_COO_LANES    8   /* lanes sharing the diagonals beyond that: 32 rows a block */
+#define DIAG_COO_TILE     256 /* diagonals staged in shared memory at a time */
 
 struct _n_DiagDeviceCOO {
   long long nval; /* the stored values the map is for */
@@ -60,15 +60,16 @@ PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo)
   PetscFunctionReturn(0);
 }
 
-/* A block of DIAG_COO_THREADS threads takes DIAG_COO_THREADS / lanes rows; lane y (whole warps)
-   the diagonals t = y mod lanes: row i's slot on each (HM: where the diagonal crosses row i; CDM:
-   always) gets its sum, or the old value plus it */
-template <bool HM, bool SEVERAL>
-__global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, int lanes, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, int add, double *val)
+/* A block of DIAG_COO_THREADS threads takes DIAG_COO_THREADS / LANES rows; lane y (whole warps)
+   the diagonals t = y mod LANES: row i's slot on each (HM: where the diagonal crosses row i; CDM:
+   always) gets its sum, or the old value plus it.  LANES a constant: with it an argument the
+   kernel took 10-20% more time (H200) */
+template <int LANES, bool HM, bool SEVERAL>
+__global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, int add, double *val)
 {
   __shared__ int       s_off[DIAG_COO_TILE];
   __shared__ long long s_start[DIAG_COO_TILE];
-  const int            rows = DIAG_COO_THREADS / lanes, lane = threadIdx.x / rows;
+  const int            rows = DIAG_COO_THREADS / LANES, lane = threadIdx.x / rows;
   const int            i    = blockIdx.x * rows + threadIdx.x % rows;
 
   for (int t0 = 0; t0 < ndiag; t0 += DIAG_COO_TILE) {
@@ -81,7 +82,7 @@ __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int
     }
     __syncthreads();
     if (i >= nrows) continue;
-    for (int t = lane; t < nt; t += lanes) {
+    for (int t = lane; t < nt; t += LANES) {
       long long s   = s_start[t] + i;
       double    sum = 0.0;
 
@@ -103,25 +104,30 @@ __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int
   }
 }
 
-PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add)
+template <int LANES>
+static void DiagCOOGatherLaunch(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, int add, cudaStream_t stream)
 {
-  void          *stream;
-  int            lanes = 1;
-  unsigned       blocks;
+  const unsigned blocks = (unsigned)((dev->nrows + DIAG_COO_THREADS / LANES - 1) / (DIAG_COO_THREADS / LANES));
   const bool     hm = dev->scheme == DIAG_SCHEME_HM, several = coo->jmap != NULL;
 
-  PetscFunctionBegin;
-  PetscCheck(coo->nval == dev->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG COO map of %lld stored values for a device copy of %lld", coo->nval, dev->nval);
-  if (!dev->nrows || !dev->ndiag) PetscFunctionReturn(0);
-  while (lanes < DIAG_COO_MAX_LANES && dev->ndiag > lanes * DIAG_COO_LANE_DIAG) lanes *= 2;
-  blocks = (unsigned)((dev->nrows + DIAG_COO_THREADS / lanes - 1) / (DIAG_COO_THREADS / lanes));
-  PetscCall(GpuMatsCUDAGetStream(&stream));
-#define DIAG_COO_GATHER(H, S) DiagCOOGather<H, S><<<blocks, DIAG_COO_THREADS, 0, (cudaStream_t)stream>>>(dev->nrows, dev->ncols, dev->ndiag, lanes, dev->offset, dev->start, coo->jmap, coo->from, v, add ? 1 : 0, dev->val)
+#define DIAG_COO_GATHER(H, S) DiagCOOGather<LANES, H, S><<<blocks, DIAG_COO_THREADS, 0, stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, coo->jmap, coo->from, v, add, dev->val)
   if (hm && several) DIAG_COO_GATHER(true, true);
   else if (hm) DIAG_COO_GATHER(true, false);
   else if (several) DIAG_COO_GATHER(false, true);
   else DIAG_COO_GATHER(false, false);
 #undef DIAG_COO_GATHER
+}
+
+PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add)
+{
+  void *stream;
+
+  PetscFunctionBegin;
+  PetscCheck(coo->nval == dev->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG COO map of %lld stored values for a device copy of %lld", coo->nval, dev->nval);
+  if (!dev->nrows || !dev->ndiag) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  if (dev->ndiag <= DIAG_COO_ONE_LANE) DiagCOOGatherLaunch<1>(dev, coo, v, add ? 1 : 0, (cudaStream_t)stream);
+  else DiagCOOGatherLaunch<DIAG_COO_LANES>(dev, coo, v, add ? 1 : 0, (cudaStream_t)stream);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
