@@ -7,7 +7,8 @@ static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of 
    into MATAIJ: the four products and the entries must agree, after the first MatSetValuesCOO, after
    new values (INSERT_VALUES: the format must follow, not stay stale) and after ADD_VALUES.  Indices
    out of range must be refused as MATAIJ refuses them.  With a CUDA PETSc the values (and the
-   indices) also come from device arrays. */
+   indices) also come from device arrays, and new device values must not go through the host
+   (seq and MPI): no upload of the format follows them. */
 #include <gpumats.h>
 #include "testmat.h"
 #include <string.h>
@@ -240,6 +241,47 @@ static PetscErrorCode DeviceFree(void **dev)
   PetscFunctionReturn(0);
 }
 
+/* Uploads and builds of gpumats formats (its log events) on this process so far */
+static PetscErrorCode FormatTransfers(PetscInt *count)
+{
+  const char *names[] = {"GpuMatsUpload", "GpuMatsBuild"};
+
+  PetscFunctionBeginUser;
+  *count = 0;
+  for (int k = 0; k < 2; k++) {
+    PetscLogEvent      event;
+    PetscEventPerfInfo info;
+
+    PetscCall(PetscLogEventGetId(names[k], &event));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, event, &info));
+    *count += info.count;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* New values from device memory go into the device copy, seq and MPI: after them a product
+   uploads nothing (through the host, the values would go up again) */
+static PetscErrorCode CheckStaysOnDevice(TestCtx *t, Mat A, const void *dv, const char *desc)
+{
+  Vec      x, y;
+  PetscInt before, after, moved;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, y)); /* the device copy current */
+  PetscCall(FormatTransfers(&before));
+  PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv, INSERT_VALUES));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(FormatTransfers(&after));
+  moved = after - before;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_INT, MPI_MAX, t->comm));
+  PetscCheck(moved == 0, t->comm, PETSC_ERR_PLIB, "MISMATCH %s: values from device memory went through the host (%" PetscInt_FMT " uploads of the format after them)", desc, moved);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(0);
+}
+
 /* The same matrix from device arrays: values only, then indices and values. */
 static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M, PetscInt N, const COO *c, Mat B, const char *desc)
 {
@@ -285,6 +327,7 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
     PetscCall(MatSetValuesCOO(B, c->v[0], INSERT_VALUES));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s, device values inserted after an addition", desc));
     PetscCall(Compare(t, A, B, type, what));
+    PetscCall(CheckStaysOnDevice(t, A, dv[0], what));
     PetscCall(ChangeLayout(A, type, M, N, &changed)); /* the device map follows the new places */
     if (changed) {
       PetscCall(MatSetValuesCOO(A, (const PetscScalar *)dv[1], INSERT_VALUES));
@@ -461,6 +504,9 @@ static PetscErrorCode RunTests(void)
 
   PetscFunctionBeginUser;
   PetscCall(GpuMatsInitializePackage());
+#if defined(TEST_DEVICE_ARRAYS)
+  PetscCall(PetscLogDefaultBegin()); /* the format's uploads counted (CheckStaysOnDevice) */
+#endif
   PetscCall(TestCtxInit(&t, "coo", 40));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-rounds", &rounds, NULL));

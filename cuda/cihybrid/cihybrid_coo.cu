@@ -128,11 +128,21 @@ static PetscErrorCode CIHybridCOOLaunch(CIHybridDevice dev, CIHybridDeviceCOO co
   PetscFunctionReturn(0);
 }
 
-extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add, PetscBool *done)
+extern "C" PetscErrorCode CIHybridDeviceCOOSlotsFit(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscBool *fit)
 {
   PetscFunctionBegin;
-  PetscCall(CIHybridCOOSlotsFor(dev, coo, done));
-  if (*done) PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, add ? 1 : 0));
+  PetscCall(CIHybridCOOSlotsFor(dev, coo, fit));
+  PetscFunctionReturn(0);
+}
+
+extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add)
+{
+  PetscBool fit;
+
+  PetscFunctionBegin;
+  PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
+  PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values for a layout whose slots do not fit 32 bits");
+  PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, add ? 1 : 0));
   PetscFunctionReturn(0);
 }
 

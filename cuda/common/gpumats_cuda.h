@@ -76,6 +76,10 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
    failed); with *bad >= 0: COO entry *bad is not in AIJ's pattern.  SetUp, at the context's
    creation: what CUB's sort caches about the device, asked while the device has memory. */
 PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
+/* out[q] = src[q] >= 0 ? v[src[q]] : recv[-src[q] - 1] for q < n (device arrays; v and recv
+   only where read): the values of an MPI matrix's block, from the process's own and those received
+   (common/mpicoo.c).  On GpuMatsCUDAGetStream(). */
+PetscErrorCode GpuMatsCUDACOOGather(int32_t n, const int32_t *src, const PetscScalar *v, const PetscScalar *recv, PetscScalar *out);
 PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad);
 
 /* AIJ row pointers ai (device, nrows + 1) of stats->nnz entries in one pass (gpumats_rows.cu):

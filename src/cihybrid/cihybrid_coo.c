@@ -2,14 +2,15 @@
    remainder slots) by one kernel instead of through the host COO assembly and a new upload; the
    AIJ master gets them by one copy when it needs them (common/shadow_ahead.c), or at once when
    something reads it unseen.  As pcsr (pcsr_coo.c), the map from the COO entries to
-   the stored entries made once, at MatSetPreallocationCOO (GpuMatsCOOStoredMap); common/coo.c
-   calls both through composed functions and takes AIJ's host path whenever these decline (host
-   values, no device, a device-only matrix, a pattern changed since). */
+   the stored entries made once, at MatSetPreallocationCOO (GpuMatsCOOStoredMap); common/coo.c, and
+   common/mpicoo.c for the blocks of an MPI matrix, call them through composed functions and take
+   AIJ's host path whenever these decline (host values, no device, a device-only matrix, a pattern
+   changed since). */
 #include "cihybrid/cihybrid_impl.h"
 #include "common/gpumats_coo.h"
 
 #if GPUMATS_HAVE_CUDA
-static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
   PetscInt64          nnz;
@@ -23,33 +24,35 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped));
   if (mapped) PetscCall(CIHybridDeviceCOOCreate((int32_t)A->rmap->n, (int32_t)nnz, jmap, perm, &h->coo)); /* takes jmap and perm (either may be NULL) */
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOPatternRecord(A, &h->coo_pattern));
+  PetscCall(GpuMatsCOOPatternRecord(A, raises, &h->coo_pattern));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v in device memory: *done when the values went in on the device */
-static PetscErrorCode MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
+static PetscErrorCode MatCIHybridCOODeviceReady_SeqAIJCIHybrid(Mat A, PetscBool *ready)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
-  PetscBool           same, on_device, ahead, fit;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
+  *ready = PETSC_FALSE;
   if (!h->coo || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOPatternSame(A, &h->coo_pattern, "cihybrid", &same));
-  if (!same) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, &on_device)); /* the device copy as the host's, values included */
-  if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES), &fit));
-  if (!fit) {
-    PetscCall(PetscInfo(A, "cihybrid COO: the device copy's slots do not fit 32-bit indices: the values go through the host\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsCOOPatternSame(A, &h->coo_pattern, "cihybrid", ready));
+  if (*ready) PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, ready)); /* the device copy as the host's, values included */
+  if (*ready) {
+    PetscCall(CIHybridDeviceCOOSlotsFit(h->dev, h->coo, ready));
+    if (!*ready) PetscCall(PetscInfo(A, "cihybrid COO: the device copy's slots do not fit 32-bit indices: the values go through the host\n"));
   }
-  PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCIHybridCOODeviceWrite_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+{
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(h->coo && h->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid COO: device values written without a map or a device copy");
+  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES)));
   h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
-  PetscCall(GpuMatsShadowAheadBegin(A, &ahead));
-  if (!ahead) PetscCall((*h->shadow.ops->values_download)(A));
-  *done = PETSC_TRUE;
+  PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow, raises, may_run_ahead));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -58,8 +61,7 @@ PetscErrorCode MatCIHybridComposeCOO(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
 #if GPUMATS_HAVE_CUDA
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOMap_C", set ? MatCIHybridCOOMap_SeqAIJCIHybrid : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsCOOSetValuesDevice_C", set ? MatCIHybridCOOSetValuesDevice_SeqAIJCIHybrid : NULL));
+  PetscCall(GpuMatsCOOComposeBlock(A, set ? MatCIHybridCOOMap_SeqAIJCIHybrid : NULL, set ? MatCIHybridCOODeviceReady_SeqAIJCIHybrid : NULL, set ? MatCIHybridCOODeviceWrite_SeqAIJCIHybrid : NULL));
   if (!set && A->spptr) PetscCall(CIHybridDeviceCOODestroy(&((Mat_SeqAIJCIHybrid *)A->spptr)->coo));
 #else
   (void)A;

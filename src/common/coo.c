@@ -145,6 +145,77 @@ static PetscErrorCode COOFollowAIJ(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if GPUMATS_HAVE_CUDA
+  #define COO_BLOCK_MAP   "GpuMatsCOOMap_C"
+  #define COO_BLOCK_READY "GpuMatsCOODeviceReady_C"
+  #define COO_BLOCK_WRITE "GpuMatsCOODeviceWrite_C"
+
+PetscErrorCode GpuMatsCOOComposeBlock(Mat X, GpuMatsCOOMapFn map, GpuMatsCOOReadyFn ready, GpuMatsCOOWriteFn write)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)X, COO_BLOCK_MAP, map));
+  PetscCall(PetscObjectComposeFunction((PetscObject)X, COO_BLOCK_READY, ready));
+  PetscCall(PetscObjectComposeFunction((PetscObject)X, COO_BLOCK_WRITE, write));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOBlockMap(Mat X, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises, PetscBool *has)
+{
+  GpuMatsCOOMapFn map = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)X, COO_BLOCK_MAP, &map));
+  *has = (PetscBool)(map != NULL);
+  if (map) PetscCall((*map)(X, n, ci, cj, raises));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOBlockReady(Mat X, PetscBool *ready)
+{
+  GpuMatsCOOReadyFn f = NULL;
+
+  PetscFunctionBegin;
+  *ready = PETSC_FALSE;
+  PetscCall(PetscObjectQueryFunction((PetscObject)X, COO_BLOCK_READY, &f));
+  if (f) PetscCall((*f)(X, ready));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsCOOBlockWrite(Mat X, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+{
+  GpuMatsCOOWriteFn f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)X, COO_BLOCK_WRITE, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device COO values for a matrix that does not take them", ((PetscObject)X)->type_name);
+  PetscCall((*f)(X, v, mode, raises, may_run_ahead));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After AIJ's preallocation (host indices, in range): a sequential type maps the entries itself
+   (the nonzero state is raised once more by MatSetPreallocationCOO()); an MPI type's blocks map
+   theirs (common/mpicoo.c) */
+static PetscErrorCode COOMapDevice(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+{
+  PetscBool mpi, has;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+  if (!mpi) PetscCall(GpuMatsCOOBlockMap(A, n, ci, cj, 1, &has));
+  else {
+    GpuMatsCOOSplit split;
+    Mat             Ad, Ao;
+    const PetscInt *garray;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(GpuMatsCOOSplitCreate(A, n, ci, cj, &split));
+    PetscCall(GpuMatsMPICOOSetUp(A, &split, Ad, Ao, garray));
+    PetscCall(GpuMatsCOOSplitDestroy(&split));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[])
 {
   COOPreallocationFn parent;
@@ -167,17 +238,15 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
     if (!ierr) ierr = (*parent)(A, n, ci, cj);
     if (ci) PetscCall(PetscFree2(ci, cj));
   }
-  if (!ierr) { /* a format that takes device values straight in maps the entries now (pcsr) */
-    PetscErrorCode (*map)(Mat, PetscCount, const PetscInt[], const PetscInt[]) = NULL;
-
-    ierr = PetscObjectQueryFunction((PetscObject)A, "GpuMatsCOOMap_C", &map);
-    if (!ierr && map) ierr = (*map)(A, n, (const PetscInt *)hi, (const PetscInt *)hj);
-  }
+  if (!ierr) ierr = GpuMatsCOOSetCount(A, n);
+  if (!ierr) ierr = COOFollowAIJ(A); /* the MPI blocks are the format from here */
+#if GPUMATS_HAVE_CUDA
+  /* a format that takes device values straight in maps the entries now */
+  if (!ierr) ierr = COOMapDevice(A, n, (const PetscInt *)hi, (const PetscInt *)hj);
+#endif
   PetscCall(GpuMatsCOORestoreHost(coo_i, &hi));
   PetscCall(GpuMatsCOORestoreHost(coo_j, &hj));
   PetscCall(ierr);
-  PetscCall(GpuMatsCOOSetCount(A, n));
-  PetscCall(COOFollowAIJ(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -224,15 +293,24 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
   /* a MatDuplicate of a COO matrix: PETSc 3.18's AIJ does not copy its COO maps and would read
      them from NULL; refused on every process alike */
   PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MatSetValuesCOO on a %s matrix without MatSetPreallocationCOO on it (a MatDuplicate does not carry the COO preallocation): call MatSetPreallocationCOO on it first", ((PetscObject)A)->type_name);
-#if defined(PETSC_HAVE_CUDA)
-  { /* values in device memory, a format that takes them there (pcsr): no host round trip */
-    PetscErrorCode (*device_values)(Mat, const PetscScalar[], InsertMode, PetscBool *) = NULL;
-    PetscMemType mtype = PETSC_MEMTYPE_HOST;
-    PetscBool    done  = PETSC_FALSE;
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  { /* values in device memory, a format that takes them there: no host round trip */
+    PetscBool done = PETSC_FALSE, mpi;
 
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "GpuMatsCOOSetValuesDevice_C", &device_values));
-    if (device_values && v) PetscCall(PetscGetMemType(v, &mtype));
-    if (device_values && PetscMemTypeDevice(mtype)) PetscCall((*device_values)(A, v, mode, &done));
+    PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+    if (mpi) {
+      Mat Ad, Ao;
+
+      PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+      PetscCall(GpuMatsMPICOOSetValues(A, Ad, Ao, v, mode, &done));
+    }
+    else {
+      PetscMemType mtype = PETSC_MEMTYPE_HOST;
+
+      if (v) PetscCall(PetscGetMemType(v, &mtype));
+      if (PetscMemTypeDevice(mtype)) PetscCall(GpuMatsCOOBlockReady(A, &done));
+      if (done) PetscCall(GpuMatsCOOBlockWrite(A, v, mode, 1, PETSC_TRUE)); /* raised once by the assembly that follows */
+    }
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -272,7 +350,7 @@ PetscErrorCode GpuMatsCOOComposeAIJ(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOOPatternRecord(Mat A, GpuMatsCOOPattern *pattern)
+PetscErrorCode GpuMatsCOOPatternRecord(Mat A, PetscInt raises, GpuMatsCOOPattern *pattern)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -280,9 +358,10 @@ PetscErrorCode GpuMatsCOOPatternRecord(Mat A, GpuMatsCOOPattern *pattern)
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  /* MatSetPreallocationCOO() raises the nonzero state once more after this (PETSc 3.18 to 3.22),
-     and AIJ's arrays are these until a change of pattern reallocates them */
-  pattern->nonzerostate = A->nonzerostate + 1;
+  /* MatSetPreallocationCOO() raises the nonzero state of the matrix it is called on once more
+     after this (PETSc 3.18 to 3.22), not its blocks', and AIJ's arrays are these until a change
+     of pattern reallocates them */
+  pattern->nonzerostate = A->nonzerostate + raises;
   pattern->columns      = aj;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -300,12 +379,17 @@ PetscErrorCode GpuMatsCOOPatternSame(Mat A, const GpuMatsCOOPattern *pattern, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOODeviceValuesSet(Mat A, GpuMatsShadow *shadow)
+#if GPUMATS_HAVE_CUDA
+PetscErrorCode GpuMatsCOODeviceValuesSet(Mat A, GpuMatsShadow *shadow, PetscInt raises, PetscBool may_run_ahead)
 {
+  PetscBool ahead = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  /* the device copy holds these values already: current after the assembly that
-     MatSetValuesCOO() does next (one state increase) */
-  PetscCall(GpuMatsShadowMarkCurrentAhead(A, shadow, 1));
+  /* the device copy holds these values already: current after the assemblies to come */
+  PetscCall(GpuMatsShadowMarkCurrentAhead(A, shadow, raises));
+  if (may_run_ahead) PetscCall(GpuMatsShadowAheadBegin(A, &ahead));
+  if (!ahead) PetscCall((*shadow->ops->values_download)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif

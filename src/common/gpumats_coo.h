@@ -16,32 +16,81 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOCheckRange(Mat, PetscCount, const PetscInt
 PETSC_INTERN PetscErrorCode GpuMatsCOOSetCount(Mat, PetscCount);
 PETSC_INTERN PetscErrorCode GpuMatsCOOGetCount(Mat, PetscCount *, PetscBool *found);
 
+/* A process's COO entries (host arrays, in range; negative indices dropped) split by the owner of
+   their row (coo_split.c): its own with their row, column and place in the value array; the
+   others sent to their owners once, as indices (Create is collective): Exchange sends the values
+   of the entries sent (sendbuf, by destination: v[send_k[k]]) and receives those of the entries
+   received (recvbuf, in the order of recv_i, recv_j). */
+typedef struct {
+  PetscCount   n; /* entries given to this process */
+  PetscCount   nown;
+  PetscInt    *own_i, *own_j;
+  PetscCount  *own_k;
+  PetscMPIInt  size;
+  PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
+  PetscCount   nsend, nrecv;
+  PetscCount  *send_k;
+  PetscInt    *recv_i, *recv_j;
+} GpuMatsCOOSplit;
+PETSC_INTERN PetscErrorCode GpuMatsCOOSplitCreate(Mat, PetscCount, const PetscInt[], const PetscInt[], GpuMatsCOOSplit *);
+PETSC_INTERN PetscErrorCode GpuMatsCOOSplitExchange(Mat, const GpuMatsCOOSplit *, const PetscScalar sendbuf[], PetscScalar recvbuf[]);
+PETSC_INTERN PetscErrorCode GpuMatsCOOSplitDestroy(GpuMatsCOOSplit *);
+
 /* The AIJ subclasses (seq and MPI): AIJ's COO functions wrapped (device arrays, range check, the
    shadow's state, the MPI blocks in the format).  Composed by GpuMatsShadowInstall and the MPI
    wrapper; 'set' false puts AIJ's back. */
 PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
 #if GPUMATS_HAVE_CUDA
-/* After AIJ's MatSetPreallocationCOO on a sequential AIJ subclass: the stored entry (AIJ's order) of
-   each COO entry (ci, cj host arrays in the caller's order, in range), grouped by stored entry and
-   made on the device: stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].
+/* Device values into a sequential matrix, on its own or as a block of an MPI matrix (seqaijpcsr,
+   seqaijcihybrid, seqdiag), through three composed functions; the Block* functions call them:
+   - Map: after the pattern is made from the entries, the map of n entries (ci, cj host arrays,
+     local indices, all in the pattern) to the stored values; 'raises' the nonzero-state increases
+     still to come from the MatSetPreallocationCOO() that made the pattern (1 on the matrix it was
+     called on, 0 for its blocks).  *has false where X has no Map.
+   - Ready: whether X takes device values now (mapped, its pattern the same, the device copy made
+     and current); false where X has no Ready.
+   - Write, after Ready: the map's values (v in device memory) into the device copy, added to the
+     old ones with ADD_VALUES; 'raises' the state increases to come before X is used (the assembly
+     MatSetValuesCOO ends with); may_run_ahead false: the host values follow at once
+     (common/shadow_ahead.c). */
+typedef PetscErrorCode (*GpuMatsCOOMapFn)(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt);
+typedef PetscErrorCode (*GpuMatsCOOReadyFn)(Mat, PetscBool *);
+typedef PetscErrorCode (*GpuMatsCOOWriteFn)(Mat, const PetscScalar[], InsertMode, PetscInt, PetscBool);
+PETSC_INTERN PetscErrorCode GpuMatsCOOComposeBlock(Mat, GpuMatsCOOMapFn, GpuMatsCOOReadyFn, GpuMatsCOOWriteFn);
+PETSC_INTERN PetscErrorCode GpuMatsCOOBlockMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt raises, PetscBool *has);
+PETSC_INTERN PetscErrorCode GpuMatsCOOBlockReady(Mat, PetscBool *ready);
+PETSC_INTERN PetscErrorCode GpuMatsCOOBlockWrite(Mat, const PetscScalar[], InsertMode, PetscInt raises, PetscBool may_run_ahead);
+/* An MPI matrix with blocks that take device values (common/mpicoo.c): SetUp, after the pattern
+   is made from this process's entries 's' (collective), maps each block's entries, its own and
+   those received (Ad: columns from the first of this process, Ao: those of garray); SetValues
+   (collective) writes device values v through the blocks M has now, *done false on every process
+   (nothing written) unless every process can: the blocks those mapped, v in device memory and each
+   block Ready.  Both do nothing without a PETSc with CUDA (v cannot be told to be on the device). */
+PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetUp(Mat, const GpuMatsCOOSplit *s, Mat Ad, Mat Ao, const PetscInt garray[]);
+PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetValues(Mat, Mat Ad, Mat Ao, const PetscScalar[], InsertMode, PetscBool *done);
+/* The stored entry (AIJ's order) of each COO entry of a sequential AIJ subclass, after its pattern
+   was made from them: ci, cj host arrays in the caller's order, in range, made on the device:
+   stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].
    *nnz the stored entries; *mapped, with jmap (nnz + 1) and perm device arrays (GpuMatsCUDAFree):
    jmap NULL where every stored entry p has one COO entry, perm[p], perm NULL too where that is
    entry p (a CSR given as COO); no map (*mapped false) when the counts do not fit 32-bit device
    indices or the device lacks the memory (-info says). */
+/* After Write put the values into the device copy: the shadow current now and after 'raises'
+   state increases; the host AIJ follows at once unless it may run ahead (and A has no host readers) */
+PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *, PetscInt raises, PetscBool may_run_ahead);
 PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped);
 #endif
 /* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the
-   MatSetPreallocationCOO that made it and AIJ's column array then.  Record it inside the map's
-   making (after AIJ's MatSetPreallocationCOO); Same tells whether A still has it (-info says when
-   not, 'type' naming the format). */
+   MatSetPreallocationCOO that made it ('raises' as for Map above) and AIJ's column array then.
+   Record it inside the map's making; Same tells whether A still has it (-info says when not,
+   'type' naming the format). */
 typedef struct {
   PetscObjectState nonzerostate;
   const PetscInt  *columns;
 } GpuMatsCOOPattern;
-PETSC_INTERN PetscErrorCode GpuMatsCOOPatternRecord(Mat, GpuMatsCOOPattern *);
+PETSC_INTERN PetscErrorCode GpuMatsCOOPatternRecord(Mat, PetscInt raises, GpuMatsCOOPattern *);
 PETSC_INTERN PetscErrorCode GpuMatsCOOPatternSame(Mat, const GpuMatsCOOPattern *, const char *type, PetscBool *same);
-/* After MatSetValuesCOO's values were written into the device copy:
-   the shadow current now and after the assembly MatSetValuesCOO does next */
-PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *);
 /* diag (seqdiag and mpidiag): COO of its own (diag/diag_coo.c) */
 PETSC_INTERN PetscErrorCode MatDiagComposeCOO(Mat, PetscBool set);
+/* seqdiag: the functions that make it take device values as an mpidiag's diagonal block */
+PETSC_INTERN PetscErrorCode MatDiagComposeCOOBlock_SeqDiag(Mat, PetscBool set);

@@ -418,6 +418,7 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_diag_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", NULL));
   PetscCall(MatDiagComposeCOO(A, PETSC_FALSE));
+  PetscCall(MatDiagComposeCOOBlock_SeqDiag(A, PETSC_FALSE));
   PetscCall(DiagFreeDevice(d));
   if (d->has_format) DiagFormatFree(&d->fmt);
   PetscCall(DiagStageDestroy(&d->stage));
@@ -499,6 +500,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   A->ops->increaseoverlap   = MatIncreaseOverlap_SeqDiag;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_SeqDiag));
   PetscCall(MatDiagComposeCOO(A, PETSC_TRUE)); /* COO assembly (diag_coo.c) */
+  PetscCall(MatDiagComposeCOOBlock_SeqDiag(A, PETSC_TRUE));
   PetscCall(MatDiagComposeSettings(A, PETSC_TRUE));
   PetscCall(MatDiagComposeAIJProducts(A, PETSC_TRUE));
   /* found by MatConvert() on the new matrix it makes: type name of the source, then the target as given */

@@ -9,7 +9,9 @@
    assembly.  On one process (seqdiag) each entry's value slot is found once, after the pattern is
    made (again after a change of scheme), and MatSetValuesCOO is one pass of additions into the
    value array; values in device memory go into the device copy by one kernel (cuda/diag/diag_coo.cu,
-   through a map by stored value made from the slots), which then holds the newer values.
+   through a map by stored value made from the slots), which then holds the newer values.  On an
+   mpidiag, values in device memory go to its blocks' device copies (common/mpicoo.c): the seqdiag
+   diagonal block maps its entries, own and received, as a seqdiag does its own.
    Duplicates are summed, negative indices ignored, indices past the matrix refused, other arrays
    in device memory copied to the host first (common/coo.c). */
 #include "common/gpumats_coo.h"
@@ -22,21 +24,13 @@
 #define DIAG_COO "MatDiagCOO"
 
 typedef struct {
-  PetscCount   n;            /* entries given to this process */
-  PetscCount   nown;         /* of them, in this process's rows: */
-  PetscInt    *own_i, *own_j; /*   row and column */
-  PetscCount  *own_k;        /*   place in the value array */
-  PetscCount  *own_slot;     /*   seqdiag: its slot in the stored values (found once the pattern is made) */
-  PetscInt     slots_for;    /*   the layout they are for (Mat_SeqDiag's count) */
+  GpuMatsCOOSplit split;     /* this process's entries (own: row, column, place in v) and those sent and received */
+  PetscCount     *own_slot;  /* seqdiag: the slot of each own entry in the stored values (found once the pattern is made) */
+  PetscInt        slots_for; /*   the layout they are for (Mat_SeqDiag's count) */
 #if GPUMATS_HAVE_CUDA
   DiagDeviceCOO dev;         /*   the slots on the device, where the products run there */
 #endif
-  PetscMPIInt  size;
   PetscBool    seq;          /* a seqdiag: the slots of the entries are kept (an mpidiag on one process is not one) */
-  PetscMPIInt *scount, *sdispl, *rcount, *rdispl; /* entries to and from each process */
-  PetscCount   nsend, nrecv;
-  PetscCount  *send_k;       /* places in the value array of the entries sent, by destination */
-  PetscInt    *recv_i, *recv_j;
   PetscScalar *sendbuf, *recvbuf;
 } DiagCOO;
 
@@ -45,14 +39,12 @@ static PetscErrorCode DiagCOODestroy(void *ctx)
   DiagCOO *c = (DiagCOO *)ctx;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree3(c->own_i, c->own_j, c->own_k));
+  PetscCall(GpuMatsCOOSplitDestroy(&c->split));
   PetscCall(PetscFree(c->own_slot));
 #if GPUMATS_HAVE_CUDA
   PetscCall(DiagDeviceCOODestroy(&c->dev));
 #endif
-  PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
-  PetscCall(PetscFree2(c->send_k, c->sendbuf));
-  PetscCall(PetscFree3(c->recv_i, c->recv_j, c->recvbuf));
+  PetscCall(PetscFree2(c->sendbuf, c->recvbuf));
   PetscCall(PetscFree(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -68,82 +60,27 @@ static PetscErrorCode DiagCOOGet(Mat A, DiagCOO **c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Sorts this process's entries (host arrays, in range) into its own and those of other processes. */
-static PetscErrorCode DiagCOOPlan(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], DiagCOO *c)
+/* c kept on A (replacing an earlier one) */
+static PetscErrorCode DiagCOOAttach(Mat A, DiagCOO *c)
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
-  PetscMPIInt rank, *next;
-  PetscInt   *send_ij;
+  PetscContainer container;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &c->size));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, c));
+  PetscCall(PetscContainerSetUserDestroy(container, DiagCOODestroy));
+  PetscCall(PetscObjectCompose((PetscObject)A, DIAG_COO, (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* This process's entries (host arrays, in range) split into its own and those of other processes */
+static PetscErrorCode DiagCOOPlan(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], DiagCOO *c)
+{
+  PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQDIAG, &c->seq));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  c->n = n;
-  PetscCall(PetscCalloc4(c->size, &c->scount, c->size, &c->sdispl, c->size, &c->rcount, c->size, &c->rdispl));
-  for (PetscCount k = 0; k < n; k++) {
-    PetscMPIInt owner;
-
-    if (ci[k] < 0 || cj[k] < 0) continue;
-    PetscCall(PetscLayoutFindOwner(A->rmap, ci[k], &owner));
-    if (owner == rank) c->nown++;
-    else {
-      c->scount[owner]++;
-      c->nsend++;
-    }
-  }
-  PetscCall(PetscMalloc3(c->nown, &c->own_i, c->nown, &c->own_j, c->nown, &c->own_k));
-  PetscCall(PetscMalloc2(c->nsend, &c->send_k, c->nsend, &c->sendbuf));
-  PetscCall(PetscMalloc1(c->size, &next));
-  for (PetscMPIInt p = 1; p < c->size; p++) c->sdispl[p] = c->sdispl[p - 1] + c->scount[p - 1];
-  for (PetscMPIInt p = 0; p < c->size; p++) next[p] = c->sdispl[p];
-  PetscCall(PetscMalloc1(2 * c->nsend, &send_ij));
-  c->nown = 0;
-  for (PetscCount k = 0; k < n; k++) {
-    PetscMPIInt owner;
-
-    if (ci[k] < 0 || cj[k] < 0) continue;
-    PetscCall(PetscLayoutFindOwner(A->rmap, ci[k], &owner));
-    if (owner == rank) {
-      c->own_i[c->nown] = ci[k];
-      c->own_j[c->nown] = cj[k];
-      c->own_k[c->nown] = k;
-      c->nown++;
-    } else {
-      c->send_k[next[owner]]             = k;
-      send_ij[2 * next[owner]]           = ci[k];
-      send_ij[2 * next[owner] + 1]       = cj[k];
-      next[owner]++;
-    }
-  }
-  PetscCall(PetscFree(next));
-  if (c->size > 1) {
-    PetscMPIInt *s2, *sd2, *r2, *rd2;
-    PetscInt    *recv_ij;
-
-    PetscCallMPI(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, comm));
-    for (PetscMPIInt p = 1; p < c->size; p++) c->rdispl[p] = c->rdispl[p - 1] + c->rcount[p - 1];
-    c->nrecv = c->size ? (PetscCount)c->rdispl[c->size - 1] + c->rcount[c->size - 1] : 0;
-    PetscCall(PetscMalloc3(c->nrecv, &c->recv_i, c->nrecv, &c->recv_j, c->nrecv, &c->recvbuf));
-    PetscCall(PetscMalloc1(2 * c->nrecv, &recv_ij));
-    PetscCall(PetscMalloc4(c->size, &s2, c->size, &sd2, c->size, &r2, c->size, &rd2));
-    for (PetscMPIInt p = 0; p < c->size; p++) {
-      s2[p]  = 2 * c->scount[p];
-      sd2[p] = 2 * c->sdispl[p];
-      r2[p]  = 2 * c->rcount[p];
-      rd2[p] = 2 * c->rdispl[p];
-    }
-    PetscCallMPI(MPI_Alltoallv(send_ij, s2, sd2, MPIU_INT, recv_ij, r2, rd2, MPIU_INT, comm));
-    PetscCall(PetscFree4(s2, sd2, r2, rd2));
-    for (PetscCount k = 0; k < c->nrecv; k++) {
-      c->recv_i[k] = recv_ij[2 * k];
-      c->recv_j[k] = recv_ij[2 * k + 1];
-    }
-    PetscCall(PetscFree(recv_ij));
-  } else {
-    PetscCall(PetscMalloc3(0, &c->recv_i, 0, &c->recv_j, 0, &c->recvbuf));
-  }
-  PetscCall(PetscFree(send_ij));
+  PetscCall(GpuMatsCOOSplitCreate(A, n, ci, cj, &c->split));
+  PetscCall(PetscMalloc2(c->split.nsend, &c->sendbuf, c->split.nrecv, &c->recvbuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,8 +91,8 @@ static PetscErrorCode DiagCOOAdd(Mat A, const DiagCOO *c, const PetscScalar *v, 
   const PetscScalar zero = 0.0;
 
   PetscFunctionBegin;
-  for (PetscCount k = 0; k < c->nown; k++) PetscCall(MatSetValues(A, 1, &c->own_i[k], 1, &c->own_j[k], zeros ? &zero : &v[c->own_k[k]], ADD_VALUES));
-  for (PetscCount k = 0; k < c->nrecv; k++) PetscCall(MatSetValues(A, 1, &c->recv_i[k], 1, &c->recv_j[k], zeros ? &zero : &c->recvbuf[k], ADD_VALUES));
+  for (PetscCount k = 0; k < c->split.nown; k++) PetscCall(MatSetValues(A, 1, &c->split.own_i[k], 1, &c->split.own_j[k], zeros ? &zero : &v[c->split.own_k[k]], ADD_VALUES));
+  for (PetscCount k = 0; k < c->split.nrecv; k++) PetscCall(MatSetValues(A, 1, &c->split.recv_i[k], 1, &c->split.recv_j[k], zeros ? &zero : &c->recvbuf[k], ADD_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -173,9 +110,9 @@ static PetscErrorCode DiagCOOLookupSlots(Mat A, DiagCOO *c, unsigned char *used,
   *found = PETSC_TRUE;
   PetscCall(PetscFree(c->own_slot));
   PetscCall(MatDiagSyncHost_SeqDiag(A));
-  PetscCall(PetscMalloc1(c->nown, &c->own_slot));
-  for (PetscCount k = 0; k < c->nown; k++) {
-    const PetscInt i = c->own_i[k], j = c->own_j[k];
+  PetscCall(PetscMalloc1(c->split.nown, &c->own_slot));
+  for (PetscCount k = 0; k < c->split.nown; k++) {
+    const PetscInt i = c->split.own_i[k], j = c->split.own_j[k];
     PetscScalar   *slot = MatDiagSlot_SeqDiag(A, i, j); /* makes d->where current */
 
     if (!slot) {
@@ -215,9 +152,9 @@ static PetscErrorCode DiagCOOKeepDiagonals(Mat A, DiagCOO *c, PetscBool *kept)
   PetscCall(PetscFree(d->structure));
   PetscCall(PetscCalloc1(f->start[f->ndiag] / 8 + 1, &d->structure));
   d->structure_for = f->offset;
-  for (PetscCount k = 0; k < c->nown; k++) DiagStructureSet(d->structure, c->own_slot[k]);
+  for (PetscCount k = 0; k < c->split.nown; k++) DiagStructureSet(d->structure, c->own_slot[k]);
   PetscCall(MatDiagHostChanged_SeqDiag(A));
-  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries lie on the %" PetscInt_FMT " stored diagonals: they stay, the values zeroed\n", c->nown, f->ndiag));
+  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries lie on the %" PetscInt_FMT " stored diagonals: they stay, the values zeroed\n", c->split.nown, f->ndiag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -235,26 +172,26 @@ static PetscErrorCode DiagCOODeviceMap(Mat A, DiagCOO *c)
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(nval + 1, &jmap));
-  for (PetscCount k = 0; k < c->nown; k++) {
+  for (PetscCount k = 0; k < c->split.nown; k++) {
     if (++jmap[c->own_slot[k] + 1] > 1) several = PETSC_TRUE;
   }
   if (several) {
     for (PetscInt64 s = 0; s < nval; s++) jmap[s + 1] += jmap[s];
-    PetscCall(PetscMalloc1(PetscMax(c->nown, 1), &from));
-    for (PetscCount k = 0; k < c->nown; k++) from[jmap[c->own_slot[k]]++] = (int32_t)c->own_k[k];
+    PetscCall(PetscMalloc1(PetscMax(c->split.nown, 1), &from));
+    for (PetscCount k = 0; k < c->split.nown; k++) from[jmap[c->own_slot[k]]++] = (int32_t)c->split.own_k[k];
     for (PetscInt64 s = nval; s > 0; s--) jmap[s] = jmap[s - 1]; /* the starts again */
     jmap[0] = 0;
   } else {
     PetscCall(PetscFree(jmap));
     PetscCall(PetscMalloc1(PetscMax(nval, 1), &from));
     for (PetscInt64 s = 0; s < nval; s++) from[s] = -1;
-    for (PetscCount k = 0; k < c->nown; k++) from[c->own_slot[k]] = (int32_t)c->own_k[k];
+    for (PetscCount k = 0; k < c->split.nown; k++) from[c->own_slot[k]] = (int32_t)c->split.own_k[k];
   }
-  ierr = DiagDeviceCOOCreate((long long)nval, jmap, (int32_t)(several ? c->nown : nval), from, &c->dev);
+  ierr = DiagDeviceCOOCreate((long long)nval, jmap, (int32_t)(several ? c->split.nown : nval), from, &c->dev);
   PetscCall(PetscFree(jmap));
   PetscCall(PetscFree(from));
   PetscCall(ierr);
-  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries mapped by stored value (%" PetscInt64_FMT " values, %s) on the device: values in device memory go straight into the device copy\n", c->nown, nval, several ? "some summing several entries" : "at most one entry each"));
+  PetscCall(PetscInfo(A, "seqdiag COO: the %" PetscCount_FMT " entries mapped by stored value (%" PetscInt64_FMT " values, %s) on the device: values in device memory go straight into the device copy\n", c->split.nown, nval, several ? "some summing several entries" : "at most one entry each"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -278,11 +215,28 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
     PetscBool uses;
 
     PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, &uses));
-    if (uses && c->nown <= INT32_MAX && c->n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] < INT32_MAX) PetscCall(DiagCOODeviceMap(A, c));
+    if (uses && c->split.nown <= INT32_MAX && c->split.n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] < INT32_MAX) PetscCall(DiagCOODeviceMap(A, c));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if GPUMATS_HAVE_CUDA
+/* seqdiag: the values of the device map's entries (v in device memory) into the device copy,
+   which then holds the newer values */
+static PetscErrorCode DiagCOOWriteDevice(Mat A, const DiagCOO *c, const PetscScalar *v, InsertMode mode)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(c->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: device values written without a device map");
+  PetscCall(MatDiagSyncDevice_SeqDiag(A)); /* the device copy made, and current where values are added */
+  PetscCall(DiagDeviceCOOSetValues(d->dev, c->dev, v, (PetscBool)(mode == ADD_VALUES)));
+  d->values_at = DIAG_VALUES_DEVICE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* seqdiag, v in device memory: *done when the values went into the device copy */
 static PetscErrorCode DiagCOOSetValuesDevice(Mat A, const DiagCOO *c, const PetscScalar *v, InsertMode mode, PetscBool *done)
@@ -291,16 +245,12 @@ static PetscErrorCode DiagCOOSetValuesDevice(Mat A, const DiagCOO *c, const Pets
   *done = PETSC_FALSE;
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
   {
-    Mat_SeqDiag *d     = (Mat_SeqDiag *)A->spptr;
     PetscMemType mtype = PETSC_MEMTYPE_HOST;
 
     if (!c->dev || !v) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscGetMemType(v, &mtype));
     if (!PetscMemTypeDevice(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatDiagSyncDevice_SeqDiag(A)); /* the device copy made, and current where values are added */
-    PetscCall(DiagDeviceCOOSetValues(d->dev, c->dev, v, (PetscBool)(mode == ADD_VALUES)));
-    d->values_at = DIAG_VALUES_DEVICE;
-    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+    PetscCall(DiagCOOWriteDevice(A, c, v, mode));
     *done = PETSC_TRUE;
   }
 #else
@@ -322,7 +272,7 @@ static PetscErrorCode DiagCOOSetSlots(Mat A, const DiagCOO *c, const PetscScalar
   PetscCall(MatDiagSyncHost_SeqDiag(A));
   val = d->fmt.val;
   if (mode == INSERT_VALUES) PetscCall(PetscArrayzero(val, d->fmt.start[d->fmt.ndiag]));
-  for (PetscCount k = 0; k < c->nown; k++) val[c->own_slot[k]] += v[c->own_k[k]];
+  for (PetscCount k = 0; k < c->split.nown; k++) val[c->own_slot[k]] += v[c->split.own_k[k]];
   PetscCall(MatDiagHostChanged_SeqDiag(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -332,7 +282,7 @@ static PetscErrorCode DiagCOOSetSlots(Mat A, const DiagCOO *c, const PetscScalar
 static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
 {
   Mat          P;
-  PetscCount   np = c->nown + c->nrecv;
+  PetscCount   np = c->split.nown + c->split.nrecv;
   PetscInt    *pi, *pj;
   PetscScalar *zeros;
   PetscBool    mpi;
@@ -345,13 +295,13 @@ static PetscErrorCode DiagCOORebuildPattern(Mat A, const DiagCOO *c)
   PetscCall(MatSetType(P, mpi ? MATMPIAIJ : MATSEQAIJ)); /* an mpidiag on one process too is rebuilt from an MPIAIJ */
   PetscCall(PetscMalloc2(np, &pi, np, &pj));
   PetscCall(PetscCalloc1(np, &zeros));
-  for (PetscCount k = 0; k < c->nown; k++) {
-    pi[k] = c->own_i[k];
-    pj[k] = c->own_j[k];
+  for (PetscCount k = 0; k < c->split.nown; k++) {
+    pi[k] = c->split.own_i[k];
+    pj[k] = c->split.own_j[k];
   }
-  for (PetscCount k = 0; k < c->nrecv; k++) {
-    pi[c->nown + k] = c->recv_i[k];
-    pj[c->nown + k] = c->recv_j[k];
+  for (PetscCount k = 0; k < c->split.nrecv; k++) {
+    pi[c->split.nown + k] = c->split.recv_i[k];
+    pj[c->split.nown + k] = c->split.recv_j[k];
   }
   PetscCall(MatSetPreallocationCOO(P, np, pi, pj)); /* in range and in this process's rows: checked */
   PetscCall(MatSetValuesCOO(P, zeros, INSERT_VALUES));
@@ -371,7 +321,6 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
 {
   const void    *hi = NULL, *hj = NULL;
   DiagCOO       *c;
-  PetscContainer container;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -383,11 +332,7 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
   PetscCall(GpuMatsCOORestoreHost(coo_i, &hi));
   PetscCall(GpuMatsCOORestoreHost(coo_j, &hj));
   PetscCall(ierr);
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
-  PetscCall(PetscContainerSetPointer(container, c));
-  PetscCall(PetscContainerSetUserDestroy(container, DiagCOODestroy));
-  PetscCall(PetscObjectCompose((PetscObject)A, DIAG_COO, (PetscObject)container)); /* replaces an earlier plan */
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(DiagCOOAttach(A, c));
   /* the pattern: every entry as an explicit zero, assembled (once assembled, a diag matrix keeps its
      diagonals: a second preallocation makes them again) */
   if (A->assembled) {
@@ -400,6 +345,13 @@ static PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount n, const Pet
     PetscCall(DiagCOOAdd(A, c, NULL, PETSC_TRUE));
   }
   if (c->seq) PetscCall(DiagCOOFindSlots(A, c));
+#if GPUMATS_HAVE_CUDA
+  else { /* mpidiag: its blocks map their entries, for values in device memory (common/mpicoo.c) */
+    Mat_MPIDiag *m = MPIDiagOf(A);
+
+    PetscCall(GpuMatsMPICOOSetUp(A, &c->split, m->A, m->B, m->garray));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -412,7 +364,7 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
   PetscFunctionBegin;
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   PetscCall(DiagCOOGet(A, &c));
-  PetscCheck(v || !c->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->n);
+  PetscCheck(v || !c->split.n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO: no values for the %" PetscCount_FMT " entries of this process", c->split.n);
   if (c->own_slot && c->slots_for != ((Mat_SeqDiag *)A->spptr)->layout) PetscCall(DiagCOOFindSlots(A, c)); /* another layout since (a change of scheme) */
   if (c->own_slot) {
     PetscBool done;
@@ -420,22 +372,89 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
     PetscCall(DiagCOOSetValuesDevice(A, c, v, mode, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(GpuMatsCOOGetHost(A, v, (size_t)c->n * sizeof(PetscScalar), "values", &hv));
+#if GPUMATS_HAVE_CUDA
+  if (!c->seq) { /* mpidiag, v in device memory on every process: through its blocks' device copies */
+    Mat_MPIDiag *m = MPIDiagOf(A);
+    PetscBool    done;
+
+    PetscCall(GpuMatsMPICOOSetValues(A, m->A, m->B, v, mode, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(GpuMatsCOOGetHost(A, v, (size_t)c->split.n * sizeof(PetscScalar), "values", &hv));
   if (c->own_slot) {
     ierr = DiagCOOSetSlots(A, c, (const PetscScalar *)hv, mode);
     PetscCall(GpuMatsCOORestoreHost(v, &hv));
     PetscCall(ierr);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (c->size > 1) {
-    for (PetscCount k = 0; k < c->nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->send_k[k]];
-    ierr = MPI_Alltoallv(c->sendbuf, c->scount, c->sdispl, MPIU_SCALAR, c->recvbuf, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)A)) ? PETSC_ERR_MPI : PETSC_SUCCESS;
+  if (c->split.size > 1) {
+    for (PetscCount k = 0; k < c->split.nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->split.send_k[k]];
+    ierr = MPI_Alltoallv(c->sendbuf, c->split.scount, c->split.sdispl, MPIU_SCALAR, c->recvbuf, c->split.rcount, c->split.rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)A)) ? PETSC_ERR_MPI : PETSC_SUCCESS;
   }
   /* INSERT_VALUES: every entry of the pattern is given (duplicates summed), so zero, then add */
   if (!ierr && mode == INSERT_VALUES) ierr = MatZeroEntries(A);
   if (!ierr) ierr = DiagCOOAdd(A, c, (const PetscScalar *)hv, PETSC_FALSE);
   PetscCall(GpuMatsCOORestoreHost(v, &hv));
   PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if GPUMATS_HAVE_CUDA
+/* seqdiag as the diagonal block of an mpidiag (common/gpumats_coo.h, common/mpicoo.c): its
+   entries (local indices) planned and mapped by stored value as a seqdiag's own COO is.  A change
+   of diagonals shows in the layout's count, not in the nonzero state: 'raises' is not needed. */
+static PetscErrorCode MatDiagCOOMap_SeqDiag(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises)
+{
+  DiagCOO *c;
+
+  PetscFunctionBegin;
+  (void)raises;
+  PetscCall(PetscNew(&c));
+  PetscCall(DiagCOOPlan(A, n, ci, cj, c));
+  PetscCall(DiagCOOAttach(A, c));
+  PetscCall(DiagCOOFindSlots(A, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagCOODeviceReady_SeqDiag(Mat A, PetscBool *ready)
+{
+  PetscContainer container;
+  DiagCOO       *c;
+
+  PetscFunctionBegin;
+  *ready = PETSC_FALSE;
+  PetscCall(PetscObjectQuery((PetscObject)A, DIAG_COO, (PetscObject *)&container));
+  if (!container) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscContainerGetPointer(container, (void **)&c));
+  if (!c->own_slot) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->slots_for != ((Mat_SeqDiag *)A->spptr)->layout) PetscCall(DiagCOOFindSlots(A, c)); /* another layout since */
+  *ready = (PetscBool)(c->dev != NULL);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagCOODeviceWrite_SeqDiag(Mat A, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+{
+  DiagCOO *c;
+
+  PetscFunctionBegin;
+  (void)raises;        /* seqdiag's own state tells where its values are, */
+  (void)may_run_ahead; /* and its host values follow when read (MatDiagSyncHost_SeqDiag) */
+  PetscCall(DiagCOOGet(A, &c));
+  PetscCall(DiagCOOWriteDevice(A, c, v, mode));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+PetscErrorCode MatDiagComposeCOOBlock_SeqDiag(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(GpuMatsCOOComposeBlock(A, set ? MatDiagCOOMap_SeqDiag : NULL, set ? MatDiagCOODeviceReady_SeqDiag : NULL, set ? MatDiagCOODeviceWrite_SeqDiag : NULL));
+#else
+  (void)A;
+  (void)set;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

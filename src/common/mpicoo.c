@@ -1,0 +1,239 @@
+/* MatSetValuesCOO with values in device memory on an MPI matrix whose blocks take them on the
+   device: mpipcsr and mpicihybrid (MPIAIJ's diagonal and off-process blocks), mpidiag (its seqdiag
+   and seqaijpcsr blocks).  The host way copies v to the host, assembles there and uploads both
+   blocks again; here nothing of v goes to the host but the values other processes own.
+
+   At MatSetPreallocationCOO, once the pattern is made: this process's entries, its own and those
+   received from other processes (GpuMatsCOOSplit), go to the block of their column in local
+   indices, and each block maps its list to its stored values (GpuMatsCOOBlockMap); the place of
+   each block entry's value (in v, or among the values received) goes to the device.
+   At each MatSetValuesCOO, every process first agrees that all can take the values on the device
+   (else all take the host way, before anything is written); then the values for other processes
+   are gathered on the device and exchanged through pinned host buffers (MPI is not assumed to be
+   GPU-aware), each block's values gathered from v and those received, and each block writes them
+   into its device copy.  The blocks' host values follow at once: MPIAIJ's and mpidiag's own
+   operations read them without an operation of the block. */
+#include "common/gpumats_coo.h"
+
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h> /* PetscGetMemType */
+  #include "cuda/common/gpumats_cuda.h"
+  #include "cuda/common/gpumats_ghosts.h"
+
+  #define MPI_COO "GpuMatsMPICOO"
+
+typedef struct {
+  PetscCount         n;        /* entries given to this process */
+  PetscBool          mapped;   /* every block with entries has a map */
+  PetscObjectId      block[2]; /* the blocks mapped: the diagonal one, the off-process one */
+  PetscCount         nb[2];    /* their entries */
+  int32_t           *src[2];   /* device: block entry q's value is v[src[q]], or the received -src[q] - 1 */
+  PetscScalar       *vb[2];    /* device: the blocks' values */
+  PetscScalar       *recv;     /* device: the values received */
+  PetscMPIInt        size;
+  PetscMPIInt       *scount, *sdispl, *rcount, *rdispl;
+  GpuMatsGhostCopies copies; /* the values sent gathered to, the values received taken from, pinned buffers */
+} MPICOO;
+
+static PetscErrorCode MPICOODestroy(void *ctx)
+{
+  MPICOO *c = (MPICOO *)ctx;
+
+  PetscFunctionBegin;
+  for (int b = 0; b < 2; b++) {
+    PetscCall(GpuMatsCUDAFree(c->src[b]));
+    PetscCall(GpuMatsCUDAFree(c->vb[b]));
+  }
+  PetscCall(GpuMatsCUDAFree(c->recv));
+  PetscCall(GpuMatsGhostCopiesDestroy(&c->copies));
+  PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block (0 diagonal, 1 off-process) and local column of global column j */
+static PetscErrorCode MPICOOColumn(Mat M, PetscInt j, PetscInt nghost, const PetscInt garray[], int *block, PetscInt *col)
+{
+  PetscFunctionBegin;
+  if (j >= M->cmap->rstart && j < M->cmap->rend) {
+    *block = 0;
+    *col   = j - M->cmap->rstart;
+  } else {
+    *block = 1;
+    PetscCall(PetscFindInt(j, nghost, garray, col));
+    PetscCheck(*col >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: column %" PetscInt_FMT " is not among the off-process block's columns", ((PetscObject)M)->type_name, j);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Each block's entries (local row and column, the place of its value) and its map */
+static PetscErrorCode MPICOOMapBlocks(Mat M, const GpuMatsCOOSplit *s, Mat X[2], const PetscInt garray[], MPICOO *c)
+{
+  const PetscInt nghost = X[1] ? X[1]->cmap->n : 0;
+  PetscInt      *bi[2], *bj[2];
+  int32_t       *bsrc[2];
+  PetscCount     next[2] = {0, 0};
+  PetscErrorCode ierr      = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
+    const PetscInt j = k < s->nown ? s->own_j[k] : s->recv_j[k - s->nown];
+    int            b;
+    PetscInt       col;
+
+    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
+    c->nb[b]++;
+  }
+  for (int b = 0; b < 2; b++) PetscCall(PetscMalloc3(c->nb[b], &bi[b], c->nb[b], &bj[b], c->nb[b], &bsrc[b]));
+  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
+    const PetscBool own = (PetscBool)(k < s->nown);
+    const PetscInt  i   = own ? s->own_i[k] : s->recv_i[k - s->nown];
+    const PetscInt  j   = own ? s->own_j[k] : s->recv_j[k - s->nown];
+    int             b;
+    PetscInt        col;
+
+    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
+    bi[b][next[b]]   = i - M->rmap->rstart;
+    bj[b][next[b]]   = col;
+    bsrc[b][next[b]] = own ? (int32_t)s->own_k[k] : (int32_t)(-(k - s->nown) - 1);
+    next[b]++;
+  }
+  c->mapped = PETSC_TRUE;
+  for (int b = 0; b < 2 && !ierr; b++) {
+    PetscBool has;
+
+    if (!c->nb[b]) continue;
+    PetscCheck(X[b], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entries for a block the matrix does not have", ((PetscObject)M)->type_name);
+    ierr = GpuMatsCOOBlockMap(X[b], c->nb[b], bi[b], bj[b], 0, &has); /* the blocks' nonzero states are not raised after this */
+    if (!ierr && !has) c->mapped = PETSC_FALSE;
+    if (!ierr && has) ierr = GpuMatsCUDAMalloc((void **)&c->src[b], (size_t)c->nb[b] * sizeof(int32_t), "the places of a block's COO values");
+    if (!ierr && has) ierr = GpuMatsCUDACopyToDevice(c->src[b], bsrc[b], (size_t)c->nb[b] * sizeof(int32_t));
+    if (!ierr && has) ierr = GpuMatsCUDAMalloc((void **)&c->vb[b], (size_t)c->nb[b] * sizeof(PetscScalar), "a block's COO values");
+  }
+  for (int b = 0; b < 2; b++) PetscCall(PetscFree3(bi[b], bj[b], bsrc[b]));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat Ao, const PetscInt garray[])
+{
+  MPICOO        *c;
+  Mat            X[2] = {Ad, Ao};
+  PetscContainer container;
+  PetscInt      *send_k;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectCompose((PetscObject)M, MPI_COO, NULL));
+  PetscCall(PetscNew(&c));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, c));
+  PetscCall(PetscContainerSetUserDestroy(container, MPICOODestroy));
+  PetscCall(PetscObjectCompose((PetscObject)M, MPI_COO, (PetscObject)container)); /* on every process: SetValues is collective */
+  PetscCall(PetscContainerDestroy(&container));
+  c->n    = s->n;
+  c->size = s->size;
+  for (int b = 0; b < 2; b++) c->block[b] = X[b] ? ((PetscObject)X[b])->id : 0;
+  if (s->n >= INT32_MAX || s->nrecv >= INT32_MAX) {
+    PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries, %" PetscCount_FMT " received: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)M)->type_name, s->n, s->nrecv));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MPICOOMapBlocks(M, s, X, garray, c));
+  if (!c->mapped) {
+    PetscCall(PetscInfo(M, "%s COO: a block takes no device values (%s, %s): the values go through the host\n", ((PetscObject)M)->type_name, Ad ? ((PetscObject)Ad)->type_name : "none", Ao ? ((PetscObject)Ao)->type_name : "none"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc4(s->size, &c->scount, s->size, &c->sdispl, s->size, &c->rcount, s->size, &c->rdispl));
+  PetscCall(PetscArraycpy(c->scount, s->scount, s->size));
+  PetscCall(PetscArraycpy(c->sdispl, s->sdispl, s->size));
+  PetscCall(PetscArraycpy(c->rcount, s->rcount, s->size));
+  PetscCall(PetscArraycpy(c->rdispl, s->rdispl, s->size));
+  PetscCall(PetscMalloc1(s->nsend, &send_k));
+  for (PetscCount k = 0; k < s->nsend; k++) send_k[k] = (PetscInt)s->send_k[k];
+  ierr = GpuMatsGhostCopiesCreate((PetscInt)s->nsend, send_k, (PetscInt)s->nrecv, &c->copies);
+  PetscCall(PetscFree(send_k));
+  PetscCall(ierr);
+  PetscCall(GpuMatsCUDAMalloc((void **)&c->recv, (size_t)PetscMax(s->nrecv, 1) * sizeof(PetscScalar), "the COO values received from other processes"));
+  PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries here, %" PetscCount_FMT " sent, %" PetscCount_FMT " received; %" PetscCount_FMT " for the diagonal block, %" PetscCount_FMT " for the off-process block, mapped on the device: values in device memory go to the blocks' device copies\n", ((PetscObject)M)->type_name, s->n, s->nsend, s->nrecv, c->nb[0], c->nb[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether this process can take v on the device: its map made for these blocks, v in device
+   memory (or no entries), each block with entries ready */
+static PetscErrorCode MPICOOReady(Mat M, MPICOO *c, Mat X[2], const PetscScalar v[], PetscBool *ready)
+{
+  PetscMemType mtype = PETSC_MEMTYPE_HOST;
+
+  PetscFunctionBegin;
+  *ready = c->mapped;
+  for (int b = 0; b < 2 && *ready; b++) {
+    if (c->block[b] != (X[b] ? ((PetscObject)X[b])->id : 0)) {
+      PetscCall(PetscInfo(M, "%s COO: the blocks changed since MatSetPreallocationCOO: the values go through the host\n", ((PetscObject)M)->type_name));
+      *ready = PETSC_FALSE;
+    }
+  }
+  if (*ready && c->n) {
+    if (v) PetscCall(PetscGetMemType(v, &mtype));
+    *ready = PetscMemTypeDevice(mtype);
+  }
+  for (int b = 0; b < 2 && *ready; b++)
+    if (c->nb[b]) PetscCall(GpuMatsCOOBlockReady(X[b], ready));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v[], InsertMode mode, PetscBool *done)
+{
+  PetscContainer container;
+  MPICOO        *c;
+  Mat            X[2] = {Ad, Ao};
+  PetscBool      ready;
+  PetscScalar   *send, *recv;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(PetscObjectQuery((PetscObject)M, MPI_COO, (PetscObject *)&container));
+  if (!container) PetscFunctionReturn(PETSC_SUCCESS); /* on no process */
+  PetscCall(PetscContainerGetPointer(container, (void **)&c));
+  PetscCall(MPICOOReady(M, c, X, v, &ready));
+  PetscCallMPI(MPI_Allreduce(&ready, done, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
+  if (!*done) {
+    if (ready) PetscCall(PetscInfo(M, "%s COO: another process takes these values on the host: so does this one\n", ((PetscObject)M)->type_name));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(GpuMatsGhostCopiesPack(c->copies, v));
+  PetscCall(GpuMatsGhostCopiesWaitPacked(c->copies, &send, &recv));
+  if (c->size > 1) PetscCallMPI(MPI_Alltoallv(send, c->scount, c->sdispl, MPIU_SCALAR, recv, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)M)));
+  PetscCall(GpuMatsGhostCopiesUnpack(c->copies, c->recv));
+  for (int b = 0; b < 2; b++) {
+    if (!c->nb[b]) continue;
+    PetscCall(GpuMatsCUDACOOGather((int32_t)c->nb[b], c->src[b], v, c->recv, c->vb[b]));
+    /* the MPI assembly that ends MatSetValuesCOO() assembles each block once */
+    PetscCall(GpuMatsCOOBlockWrite(X[b], c->vb[b], mode, 1, PETSC_FALSE));
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#elif GPUMATS_HAVE_CUDA /* a PETSc without CUDA: no values are known to be on the device */
+PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat Ao, const PetscInt garray[])
+{
+  PetscFunctionBegin;
+  (void)M;
+  (void)s;
+  (void)Ad;
+  (void)Ao;
+  (void)garray;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v[], InsertMode mode, PetscBool *done)
+{
+  PetscFunctionBegin;
+  (void)M;
+  (void)Ad;
+  (void)Ao;
+  (void)v;
+  (void)mode;
+  *done = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
