@@ -208,6 +208,8 @@ static PetscErrorCode COOMapDevice(Mat A, PetscCount n, const PetscInt ci[], con
     const PetscInt *garray;
 
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    /* MPIAIJ's COO preallocation leaves A unassembled, its new blocks plain SeqAIJ: the format now */
+    PetscCall(GpuMatsMPIConvertBlocks(A, Ad, Ao));
     PetscCall(GpuMatsCOOSplitCreate(A, n, ci, cj, &split));
     PetscCall(GpuMatsMPICOOSetUp(A, &split, Ad, Ao, garray));
     PetscCall(GpuMatsCOOSplitDestroy(&split));
