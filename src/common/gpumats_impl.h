@@ -122,6 +122,14 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
    same for a matrix of any type.  Drop: forget it (A destroyed).  MarkHostReaders: something will
    read A's host arrays without an op of A (a factor, a sparse product): A never runs ahead. */
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadBegin(Mat, PetscBool *ahead);
+/* For any matrix that may run ahead (a sequential shadow, an MPI matrix of them: mpishadow.c):
+   Sync calls the sync composed on M (no-op without one), ComposeSync composes it and the marking
+   of host readers; OpsInstall saves A's table in 'saved' and puts in its place wrappers that sync
+   A (and their other matrix arguments) and run the saved op, but for the ops kept (the products,
+   assembly, options, info, vectors, destruction) */
+PETSC_INTERN PetscErrorCode GpuMatsAheadSync(Mat, const char *why);
+PETSC_INTERN PetscErrorCode GpuMatsAheadComposeSync(Mat, PetscErrorCode (*sync)(Mat, const char *), PetscErrorCode (*mark)(Mat, const char *));
+PETSC_INTERN PetscErrorCode GpuMatsAheadOpsInstall(Mat, struct _MatOps *saved);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSync(Mat, const char *why);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSyncOperand(Mat);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadDrop(Mat);

@@ -11,8 +11,9 @@
    (else all take the host way, before anything is written); then the values for other processes
    are gathered on the device and exchanged through pinned host buffers (MPI is not assumed to be
    GPU-aware), each block's values gathered from v and those received, and each block writes them
-   into its device copy.  The blocks' host values follow at once: MPIAIJ's and mpidiag's own
-   operations read them without an operation of the block. */
+   into its device copy.  MPIAIJ's and mpidiag's own operations read the blocks' host values
+   without an operation of the block: they follow at once, unless the MPI matrix syncs them before
+   its operations (mpipcsr, mpicihybrid: common/mpishadow.c). */
 #include "common/gpumats_coo.h"
 
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
@@ -186,7 +187,7 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
   PetscContainer container;
   MPICOO        *c;
   Mat            X[2] = {Ad, Ao};
-  PetscBool      ready;
+  PetscBool      ready, ahead = PETSC_FALSE;
   PetscScalar   *send, *recv;
 
   PetscFunctionBegin;
@@ -200,6 +201,12 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
     if (ready) PetscCall(PetscInfo(M, "%s COO: another process takes these values on the host: so does this one\n", ((PetscObject)M)->type_name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  { /* the blocks' host values may follow later where the MPI matrix syncs them before its ops (mpishadow.c) */
+    PetscErrorCode (*begin)(Mat, PetscBool *) = NULL;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)M, "GpuMatsMPIAheadBegin_C", &begin));
+    if (begin) PetscCall((*begin)(M, &ahead));
+  }
   PetscCall(GpuMatsGhostCopiesPack(c->copies, v));
   PetscCall(GpuMatsGhostCopiesWaitPacked(c->copies, &send, &recv));
   if (c->size > 1) PetscCallMPI(MPI_Alltoallv(send, c->scount, c->sdispl, MPIU_SCALAR, recv, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)M)));
@@ -208,7 +215,7 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
     if (!c->nb[b]) continue;
     PetscCall(GpuMatsCUDACOOGather((int32_t)c->nb[b], c->src[b], v, c->recv, c->vb[b]));
     /* the MPI assembly that ends MatSetValuesCOO() assembles each block once */
-    PetscCall(GpuMatsCOOBlockWrite(X[b], c->vb[b], mode, 1, PETSC_FALSE));
+    PetscCall(GpuMatsCOOBlockWrite(X[b], c->vb[b], mode, 1, ahead));
   }
   PetscCall(PetscObjectStateIncrease((PetscObject)M));
   PetscFunctionReturn(PETSC_SUCCESS);

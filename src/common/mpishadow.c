@@ -12,6 +12,11 @@ typedef struct {
   struct _MatOps parent;
   PetscBool      pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies */
   GpuMatsGhosts  ghosts;        /* made at the first product that uses it */
+  /* the blocks' device copies ahead of their host AIJ (MatSetValuesCOO from device memory,
+     common/mpicoo.c): MPIAIJ's own ops read the blocks' host arrays, so A's table syncs them first */
+  PetscBool      ahead;
+  PetscBool      host_readers; /* a sparse product reads the blocks' host arrays unseen: never ahead */
+  struct _MatOps ahead_saved;
 } Mat_MPIAIJShadow;
 
 #define MPIShadowOf(A) ((Mat_MPIAIJShadow *)(A)->spptr)
@@ -52,6 +57,67 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJShadow(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall((*MPIShadowOf(A)->parent.assemblyend)(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MPIShadowConvertHostedBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The blocks' host values brought up to date, A's own table back (a no-op unless A is ahead) */
+static PetscErrorCode MPIShadowAheadSync(Mat A, const char *why)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+  Mat               Ad, Ao;
+
+  PetscFunctionBegin;
+  if (!c->ahead) PetscFunctionReturn(PETSC_SUCCESS);
+  *A->ops  = c->ahead_saved;
+  c->ahead = PETSC_FALSE;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(GpuMatsAheadSync(Ad, why));
+  PetscCall(GpuMatsAheadSync(Ao, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPIShadowMarkHostReaders(Mat A, const char *why)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+
+  PetscFunctionBegin;
+  if (!c->host_readers) PetscCall(PetscInfo(A, "%s: %s reads the blocks' host AIJ directly: values given on the device go back to it at once from now on\n", ((PetscObject)A)->type_name, why));
+  c->host_readers = PETSC_TRUE;
+  PetscCall(MPIShadowAheadSync(A, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before the blocks take values on the device (common/mpicoo.c): *ahead when they may run ahead,
+   A's table then syncing them before any op but the products (and what reads no value) */
+static PetscErrorCode MPIShadowAheadBegin(Mat A, PetscBool *ahead)
+{
+  Mat_MPIAIJShadow *c = MPIShadowOf(A);
+
+  PetscFunctionBegin;
+  *ahead = (PetscBool)!c->host_readers;
+  if (!*ahead || c->ahead) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsAheadOpsInstall(A, &c->ahead_saved));
+  A->ops->productsetfromoptions = c->ahead_saved.productsetfromoptions; /* marks the operands (below): a product dispatched as before */
+  c->ahead                      = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A sparse product with an operand of an MPI shadow type: MPIAIJ's, whose numeric phase reads the
+   blocks' host arrays at every MatProductNumeric */
+static PetscErrorCode MatProductSetFromOptions_MPIAIJShadow(Mat C)
+{
+  Mat_Product *product     = C->product;
+  Mat          operands[3] = {product->A, product->B, product->C};
+  PetscErrorCode (*aij)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) {
+    if (!operands[k]) continue;
+    PetscCall(GpuMatsShadowMarkHostReaders(operands[k], "a sparse MatProduct"));
+    if (!aij && operands[k]->ops->productsetfromoptions == MatProductSetFromOptions_MPIAIJShadow) aij = MPIShadowOf(operands[k])->parent.productsetfromoptions;
+  }
+  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An MPI shadow product without an MPI shadow operand");
+  PetscCall((*aij)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -166,6 +232,7 @@ static PetscErrorCode MatConvert_MPIAIJShadow_MPIAIJ(Mat A, MatType type, MatReu
   Mat B, Ad, Ao;
 
   PetscFunctionBegin;
+  PetscCall(MPIShadowAheadSync(A, "MatConvert to MPIAIJ"));
   PetscCall(GpuMatsConvertTarget(A, reuse, newmat, &B));
   if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   if (B->preallocated) {
@@ -199,6 +266,13 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow_MPIDense : NULL));
 #endif
   PetscCall(GpuMatsCOOComposeAIJ(A, set)); /* MPIAIJ's COO, wrapped: common/coo.c */
+  /* the blocks ahead of their host AIJ after device COO values, and the sparse products that read them */
+  PetscCall(GpuMatsAheadComposeSync(A, set ? MPIShadowAheadSync : NULL, set ? MPIShadowMarkHostReaders : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "GpuMatsMPIAheadBegin_C", set ? MPIShadowAheadBegin : NULL));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_mpiaij_C", cls->mpitype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow : NULL));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_mpiaij_%s_C", cls->mpitype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_MPIAIJShadow : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -231,6 +305,7 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReu
   B->ops->multadd          = MatMultAdd_MPIAIJShadow;
   B->ops->multtranspose    = MatMultTranspose_MPIAIJShadow;
   B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJShadow;
+  if (B->ops->productsetfromoptions) B->ops->productsetfromoptions = MatProductSetFromOptions_MPIAIJShadow;
 #if defined(PETSC_HAVE_DEVICE)
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
 #endif

@@ -43,21 +43,50 @@ PetscErrorCode GpuMatsShadowAheadSync(Mat A, const char *why)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ShadowAheadSyncComposed(Mat A)
+PetscErrorCode GpuMatsAheadSync(Mat M, const char *why)
 {
+  PetscErrorCode (*sync)(Mat, const char *) = NULL;
+
   PetscFunctionBegin;
-  PetscCall(GpuMatsShadowAheadSync(A, "an operation of another matrix"));
+  if (!M) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)M, SHADOW_AHEAD_SYNC, &sync));
+  if (sync) PetscCall((*sync)(M, why));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode GpuMatsShadowAheadSyncOperand(Mat M)
 {
-  PetscErrorCode (*sync)(Mat) = NULL;
-
   PetscFunctionBegin;
-  if (!M) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectQueryFunction((PetscObject)M, SHADOW_AHEAD_SYNC, &sync));
-  if (sync) PetscCall((*sync)(M));
+  PetscCall(GpuMatsAheadSync(M, "an operation of another matrix"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsAheadComposeSync(Mat M, PetscErrorCode (*sync)(Mat, const char *), PetscErrorCode (*mark)(Mat, const char *))
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, SHADOW_AHEAD_SYNC, sync));
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, SHADOW_HOST_READERS, mark));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GpuMatsAheadOpsInstall(Mat A, struct _MatOps *saved)
+{
+  PetscFunctionBegin;
+  *saved = *A->ops;
+  GpuMatsAheadOpsFill(saved, A->ops);
+  /* kept: the products (on the device copy; one on the host syncs in the format's update), the
+     assembly that ends MatSetValuesCOO (nothing was inserted: every insertion syncs first), what
+     reads no value, and the destruction */
+  A->ops->mult             = saved->mult;
+  A->ops->multadd          = saved->multadd;
+  A->ops->multtranspose    = saved->multtranspose;
+  A->ops->multtransposeadd = saved->multtransposeadd;
+  A->ops->assemblybegin    = saved->assemblybegin;
+  A->ops->assemblyend      = saved->assemblyend;
+  A->ops->setoption        = saved->setoption;
+  A->ops->getinfo          = saved->getinfo;
+  A->ops->getvecs          = saved->getvecs;
+  A->ops->destroy          = saved->destroy;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -71,22 +100,8 @@ PetscErrorCode GpuMatsShadowAheadBegin(Mat A, PetscBool *ahead)
   if (s->host_readers || !s->ops->values_download) PetscFunctionReturn(PETSC_SUCCESS);
   *ahead = PETSC_TRUE;
   if (s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
-  s->ahead_saved = *A->ops;
-  GpuMatsAheadOpsFill(&s->ahead_saved, A->ops);
-  /* kept: the products (on the device copy; one on the host syncs in the format's update), the
-     assembly that ends MatSetValuesCOO (nothing was inserted: every insertion syncs first), what
-     reads no value, and the destruction */
-  A->ops->mult             = s->ahead_saved.mult;
-  A->ops->multadd          = s->ahead_saved.multadd;
-  A->ops->multtranspose    = s->ahead_saved.multtranspose;
-  A->ops->multtransposeadd = s->ahead_saved.multtransposeadd;
-  A->ops->assemblybegin    = s->ahead_saved.assemblybegin;
-  A->ops->assemblyend      = s->ahead_saved.assemblyend;
-  A->ops->setoption        = s->ahead_saved.setoption;
-  A->ops->getinfo          = s->ahead_saved.getinfo;
-  A->ops->getvecs          = s->ahead_saved.getvecs;
-  A->ops->destroy          = s->ahead_saved.destroy;
-  s->ahead                 = PETSC_TRUE;
+  PetscCall(GpuMatsAheadOpsInstall(A, &s->ahead_saved));
+  s->ahead = PETSC_TRUE;
   PetscCall(PetscInfo(A, "%s: new values on the device copy only; the host AIJ follows when a host operation needs them\n", ((PetscObject)A)->type_name));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -179,8 +194,7 @@ PetscErrorCode GpuMatsShadowInstallHostReaders(Mat A, const char *seqtype, Petsc
   char name[256];
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, SHADOW_AHEAD_SYNC, set ? ShadowAheadSyncComposed : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, SHADOW_HOST_READERS, set ? ShadowMarkHostReaders : NULL));
+  PetscCall(GpuMatsAheadComposeSync(A, set ? GpuMatsShadowAheadSync : NULL, set ? ShadowMarkHostReaders : NULL));
   /* AIJ's sparse products through the function above: with A of this type (its op), with a
      MATSEQAIJ on either side (the names MatProductSetFromOptions() looks for when the ops differ) */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_seqaij_C", seqtype));

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes gpumats_ahead_ops.h: for every operation of PETSc's struct _MatOps whose first
 argument is the matrix, a wrapper that first brings the host AIJ's values up to date from
-the device copy (GpuMatsShadowAheadSync, which also puts the matrix's own table back), also
+the device copy (GpuMatsAheadSync: the sync composed on the matrix, a sequential shadow's or an
+MPI one's, which also puts the matrix's own table back), also
 those of every other matrix argument (GpuMatsShadowAheadSyncOperand), then runs the op; and
 GpuMatsAheadOpsFill(saved, ops), the table of those wrappers for the ops 'saved' has.
 
@@ -53,7 +54,7 @@ def main():
         out.append("static PetscErrorCode GpuMatsAheadOp_%s(%s)" % (name, ", ".join(declarator(p, a) for p, a in zip(params, args))))
         out.append("{")
         out.append("  PetscFunctionBegin;")
-        out.append('  PetscCall(GpuMatsShadowAheadSync(a0, "%s"));' % name)
+        out.append('  PetscCall(GpuMatsAheadSync(a0, "%s"));' % name)
         for p, a in zip(params[1:], args[1:]):
             if p == "Mat":
                 out.append("  PetscCall(GpuMatsShadowAheadSyncOperand(%s));" % a)
