@@ -93,6 +93,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode GpuMatsShadowCheck(Mat, const GpuMatsShadow *, GpuMatsShadowChange *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrent(Mat, GpuMatsShadow *);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkCurrentAhead(Mat, GpuMatsShadow *, PetscInt);
+/* New values on a matrix without stored entries (an MPI block of a process without any, say):
+   nothing to copy, the device copy (has_device_copy) marked current at once, *skipped */
+PETSC_INTERN PetscErrorCode GpuMatsShadowSkipEmpty(Mat, GpuMatsShadow *, GpuMatsShadowChange, PetscBool has_device_copy, PetscBool *skipped);
 PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
 /* A MATSEQAIJ B becomes the shadow type 'seqtype': B->spptr (whose first member is the
    GpuMatsShadow) must be set; installs the multiplies, the backend and dense-product

@@ -36,6 +36,17 @@ PetscErrorCode GpuMatsShadowMarkCurrentAhead(Mat A, GpuMatsShadow *s, PetscInt r
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GpuMatsShadowSkipEmpty(Mat A, GpuMatsShadow *s, GpuMatsShadowChange change, PetscBool has_device_copy, PetscBool *skipped)
+{
+  PetscFunctionBegin;
+  *skipped = (PetscBool)(change == GPUMATS_SHADOW_VALUES && has_device_copy && !s->nnz);
+  if (*skipped) {
+    PetscCall(GpuMatsShadowMarkCurrent(A, s));
+    s->device_current = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The matrix a MatConvert() to or from a shadow type changes: A itself
    (MAT_INPLACE_MATRIX) or a copy of it (MAT_INITIAL_MATRIX). For
    MAT_REUSE_MATRIX the values are copied into *newmat and *B is NULL:

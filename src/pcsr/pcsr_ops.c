@@ -58,6 +58,12 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   /* a device copy ahead of the host: the host arrays are read below or by the host product */
   if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
   if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (*on_device) {
+    PetscBool skipped;
+
+    PetscCall(GpuMatsShadowSkipEmpty(A, &p->shadow, change, (PetscBool)(p->dev != NULL), &skipped));
+    if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
     PCSRRowStats *st = &p->stats;
