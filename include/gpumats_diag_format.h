@@ -144,8 +144,9 @@ PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, 
    (DiagProductPlanCreate on the host).  DiagDeviceProductCreate puts the plan on the device
    (O(pairs) integers, nothing n-long); the numeric phase, again whenever A's or B's values
    change, runs DiagDeviceProductNumeric: the banded kernel where it applies (banded CDM
-   operands, rows of A and B staged in shared memory), else the staged pairs kernel where A's
-   diagonals fit, else the pairs kernel; C written once, no atomics.  The other launchers run
+   operands, rows of A and B staged in shared memory), else the blocks kernel for banded operands
+   (48 diagonals or more each), else the staged pairs kernel where A's diagonals fit, else the
+   pairs kernel; C written once, no atomics.  The other launchers run
    one kernel each, so that benchmarks can time them against each other and against the
    paper's algorithms. */
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
@@ -169,6 +170,10 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod
    its tiles for this product: 32, 16, or 0 when they do not fit. */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);
+/* C in blocks of 128 rows by windows of its sums within 128 consecutive offsets, chunks of A's and
+   B's entry diagonals staged in shared memory for each (any schemes; PETSC_ERR_SUP for a CDM C
+   that is not square, which has no schedule) */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The paper's Algorithm 2 (A, B, C all HM), the reference: one thread per stored entry of A,
    looping over B's diagonals, atomic updates of C (set to 0 first). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericAtomic(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);

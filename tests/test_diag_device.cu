@@ -152,13 +152,13 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
 /* C = A B on the device against the host twin (DiagProductPlanNumericHost, itself checked
    against MATAIJ by test_diag_products): A (m x k, scheme sa) with entries on offsets offa, B
    (k x n, scheme sb) on offsets offb, each entry kept with probability keep; our kernel (the
-   banded one where it applies), the pairs kernel, the paper's Algorithm 2 (all HM, atomic)
+   banded one where it applies), the pairs, staged and blocks kernels, the paper's Algorithm 2 (all HM, atomic)
    and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN, then again after A's
    values change.  C's device copy is made without values, as the product type makes it.
    One line per kernel and pass. */
 static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks"};
   PetscInt                *ai, *aj, *bi, *bj;
   double                  *aa, *ba, *dval;
   DiagFormat               A, B, C;
@@ -188,12 +188,13 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductPlanNumericHost(&plan, &A, &B, &C);
-    for (int variant = 0; variant < 5; variant++) {
+    for (int variant = 0; variant < 6; variant++) {
       const double tol = 1e-12;
       int          ok;
 
       if (variant == 1 && !(sa == DIAG_SCHEME_HM && sb == DIAG_SCHEME_HM)) continue;
       if (variant == 2 && !(sa == DIAG_SCHEME_CDM && sb == DIAG_SCHEME_CDM)) continue;
+      if (variant == 5 && C.scheme == DIAG_SCHEME_CDM && m != n) continue; /* no schedule: checked below */
       if (variant == 4) { /* only where A's diagonals fit the staged kernel's shared memory */
         int T;
 
@@ -207,7 +208,8 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       else if (variant == 1) PetscCall(DiagDeviceProductNumericAtomic(prod, dA, dB, dC));
       else if (variant == 2) PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
       else if (variant == 3) PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
+      else if (variant == 4) PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericBlocks(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);

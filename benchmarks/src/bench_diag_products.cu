@@ -11,8 +11,8 @@ Columns, each a median in ms of CUDA-event times after warm-up:\n\
   first:   diag and aijcusparse MatProductCreate .. MatProductNumeric (MAT_INITIAL_MATRIX, symbolic + numeric,\n\
            C allocated on the device); cusparseSpGEMM work estimation + compute + C's arrays + copy;\n\
   numeric: MatProductNumeric again (MAT_REUSE_MATRIX); cusparseSpGEMMreuse_compute;\n\
-  kernel:  the diag numeric kernel alone (DiagDeviceProductNumeric's choice; also the pairs and the staged\n\
-           kernels each), a 0.2 ms spin before it hides the launch.\n\
+  kernel:  the diag numeric kernel alone (DiagDeviceProductNumeric's choice; also the pairs, the staged and\n\
+           the blocks kernels each, each checked), a 0.2 ms spin before it hides the launch.\n\
 flops = 2 x the multiply-adds of the diagonal pairs, bytes = A's, B's and C's stored values once; roofline\n\
 time = max(bytes / read bandwidth measured, flops / 67 Tflop/s), and each time's fraction of it.\n";
 
@@ -109,7 +109,7 @@ static PetscErrorCode RunNumeric(void *ctx)
 typedef struct {
   DiagDeviceProduct prod;
   DiagDevice        A, B, C;
-  int               which; /* 0: DiagDeviceProductNumeric's choice, 1: pairs, 2: staged */
+  int               which; /* 0: DiagDeviceProductNumeric's choice, 1: pairs, 2: staged, 3: blocks */
 } KernelRun;
 
 static PetscErrorCode RunKernel(void *ctx)
@@ -119,6 +119,7 @@ static PetscErrorCode RunKernel(void *ctx)
   PetscFunctionBegin;
   if (r->which == 1) PetscCall(DiagDeviceProductNumericPairs(r->prod, r->A, r->B, r->C));
   else if (r->which == 2) PetscCall(DiagDeviceProductNumericStaged(r->prod, r->A, r->B, r->C));
+  else if (r->which == 3) PetscCall(DiagDeviceProductNumericBlocks(r->prod, r->A, r->B, r->C));
   else PetscCall(DiagDeviceProductNumeric(r->prod, r->A, r->B, r->C));
   PetscFunctionReturn(0);
 }
@@ -285,23 +286,32 @@ static PetscErrorCode BenchSpGEMM(BenchTimer *timer, PetscInt n, const RowCSR *a
   PetscFunctionReturn(0);
 }
 
-/* the diag kernel alone on its own device copies, checked against the host twin up to check_max_n */
-static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, DiagScheme sb, const RowCSR *a, const RowCSR *b, PetscInt warmup, PetscInt reps, PetscInt check_max_n, double kernel[3], DiagFormat *C, DiagProductPlan *plan, PetscInt64 *bytes, double *err)
+/* the diag kernel alone on its own device copies, each kernel's C checked against the host twin up to
+   check_max_n (err: the largest relative difference of the kernels) */
+static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, DiagScheme sb, const RowCSR *a, const RowCSR *b, PetscInt warmup, PetscInt reps, PetscInt check_max_n, double kernel[4], DiagFormat *C, DiagProductPlan *plan, PetscInt64 *bytes, double *err)
 {
   DiagFormat fa, fb;
   KernelRun  r;
-  double     min;
+  double     min, *host = NULL, *dev = NULL;
+  PetscInt64 nv;
 
   PetscFunctionBegin;
   PetscCheck(DiagFromCSR(sa, n, n, a->ai, a->aj, a->aa, 0, NULL, &fa) == DIAG_OK && DiagFromCSR(sb, n, n, b->ai, b->aj, b->aa, 0, NULL, &fb) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "the diag formats of A and B");
   PetscCheck(DiagProductPlanCreate(&fa, &fb, plan, C) == DIAG_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "the product's plan");
   *bytes = DiagProductPlanBytes(&fa, &fb, C);
+  nv     = C->start[C->ndiag];
   PetscCall(DiagDeviceCreate(&fa, &r.A));
   PetscCall(DiagDeviceCreate(&fb, &r.B));
   PetscCall(DiagDeviceCreate(C, &r.C));
   PetscCall(DiagDeviceProductCreate(plan, &fa, &fb, C, &r.prod));
+  if (n <= check_max_n) { /* the host twin's C */
+    PetscCall(PetscCalloc1(nv + 1, &C->val));
+    DiagProductPlanNumericHost(plan, &fa, &fb, C);
+    host = C->val, C->val = NULL;
+    PetscCall(PetscMalloc1(nv + 1, &dev));
+  }
   *err = -1;
-  for (r.which = 2; r.which >= 0; r.which--) { /* staged, pairs, then the default (whose result is checked) */
+  for (r.which = 3; r.which >= 0; r.which--) { /* blocks (the rows' C are square: it always applies), staged, pairs, then the default */
     kernel[r.which] = -1;
     if (r.which == 2) { /* only where A fits the staged kernel */
       int T;
@@ -309,28 +319,27 @@ static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, 
       PetscCall(DiagDeviceProductStagedRows(r.prod, &T));
       if (!T) continue;
     }
+    if (host) { /* NaNs first: every value must be written */
+      for (PetscInt64 q = 0; q < nv; q++) dev[q] = NAN;
+      C->val = dev;
+      PetscCall(DiagDeviceCopyValues(r.C, C));
+      C->val = NULL;
+    }
     PetscCall(BenchTime(timer, RunKernel, &r, warmup, reps, &kernel[r.which], &min));
-  }
-  r.which = 0;
-  if (n <= check_max_n) {
-    const PetscInt64 nv = C->start[C->ndiag];
-    double          *dev, e = 0, nrm = 0;
-
-    PetscCall(PetscCalloc1(nv + 1, &C->val));
-    DiagProductPlanNumericHost(plan, &fa, &fb, C);
-    PetscCall(PetscMalloc1(nv + 1, &dev));
-    {
-      double *host = C->val;
+    if (host) {
+      double e = 0, nrm = 0;
 
       C->val = dev;
       PetscCall(DiagDeviceGetValues(r.C, C));
-      C->val = host;
+      C->val = NULL;
+      for (PetscInt64 q = 0; q < nv; q++) e += (dev[q] - host[q]) * (dev[q] - host[q]), nrm += host[q] * host[q];
+      e = nrm > 0 ? sqrt(e / nrm) : sqrt(e);
+      if (e != e) e = 1; /* a NaN: a value not written */
+      *err = PetscMax(*err, e);
     }
-    for (PetscInt64 q = 0; q < nv; q++) e += (dev[q] - C->val[q]) * (dev[q] - C->val[q]), nrm += C->val[q] * C->val[q];
-    *err = nrm > 0 ? sqrt(e / nrm) : sqrt(e);
-    PetscCall(PetscFree(dev));
-    PetscCall(PetscFree(C->val));
   }
+  PetscCall(PetscFree(dev));
+  PetscCall(PetscFree(host));
   PetscCall(DiagDeviceProductDestroy(&r.prod));
   PetscCall(DiagDeviceDestroy(&r.A));
   PetscCall(DiagDeviceDestroy(&r.B));
@@ -349,7 +358,7 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
   DiagFormat       C;
   DiagProductPlan  plan;
   PetscInt64       bytes;
-  double           d_first = -1, d_num = -1, kernel[3] = {-1, -1, -1}, p_first = -1, p_num = -1, s_first = -1, s_num = -1, err = -1, roof_ms;
+  double           d_first = -1, d_num = -1, kernel[4] = {-1, -1, -1, -1}, p_first = -1, p_num = -1, s_first = -1, s_num = -1, err = -1, roof_ms;
   long long        nnzc_csr = 0;
 
   PetscFunctionBegin;
@@ -409,11 +418,11 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
 #endif
   if (a.nnz <= csr_max_nnz) PetscCall(BenchSpGEMM(timer, row->n, &a, &b, warmup, first_reps, reps, &s_first, &s_num, &nnzc_csr));
   roof_ms = PetscMax((double)bytes / (bw->read_gbs * 1e9), (double)plan.flops / H200_FP64_FLOPS) * 1e3;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %3" PetscInt_FMT "x%-3" PetscInt_FMT " %s C %5" PetscInt_FMT " diags %9.3f Gflop %8.1f MB roof %8.4f | diag first %8.3f num %8.3f kernel %8.3f (%4.0f%% roof; pairs %8.3f staged %8.3f) | aijcusparse first %8.3f num %8.3f | SpGEMM first %8.3f num %8.3f | paper %7.2f | err %.1e\n", row->name, row->n, row->dga, row->dgb,
-                        sa == sb ? (sa == MAT_DIAG_SCHEME_CDM ? "CDM   " : "HM    ") : (sa == MAT_DIAG_SCHEME_CDM ? "CDMxHM" : "HMxCDM"), C.ndiag, (double)plan.flops * 1e-9, (double)bytes / 1e6, roof_ms, d_first, d_num, kernel[0], 100 * roof_ms / kernel[0], kernel[1], kernel[2], p_first, p_num, s_first, s_num, row->cuda_ms, err));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %3" PetscInt_FMT "x%-3" PetscInt_FMT " %s C %5" PetscInt_FMT " diags %9.3f Gflop %8.1f MB roof %8.4f | diag first %8.3f num %8.3f kernel %8.3f (%4.0f%% roof; pairs %8.3f staged %8.3f blocks %8.3f) | aijcusparse first %8.3f num %8.3f | SpGEMM first %8.3f num %8.3f | paper %7.2f | err %.1e\n", row->name, row->n, row->dga, row->dgb,
+                        sa == sb ? (sa == MAT_DIAG_SCHEME_CDM ? "CDM   " : "HM    ") : (sa == MAT_DIAG_SCHEME_CDM ? "CDMxHM" : "HMxCDM"), C.ndiag, (double)plan.flops * 1e-9, (double)bytes / 1e6, roof_ms, d_first, d_num, kernel[0], 100 * roof_ms / kernel[0], kernel[1], kernel[2], kernel[3], p_first, p_num, s_first, s_num, row->cuda_ms, err));
   if (csv) {
     fprintf(csv, "%s,%lld,%lld,%lld,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,", row->name, (long long)row->n, (long long)row->dga, (long long)row->dgb, sa == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", sb == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", (long long)a.nnz, (long long)b.nnz, (long long)C.ndiag, (long long)C.start[C.ndiag], nnzc_csr, (long long)plan.npairs, (long long)plan.flops, (long long)bytes);
-    fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,", roof_ms, d_first, d_num, kernel[0], kernel[1], kernel[2], roof_ms / kernel[0], roof_ms / d_num);
+    fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,", roof_ms, d_first, d_num, kernel[0], kernel[1], kernel[2], kernel[3], roof_ms / kernel[0], roof_ms / d_num);
     fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.2f,%.3f,%.3f,%.2e\n", p_first, p_num, s_first, s_num, row->cuda_ms, row->cuda_ms > 0 ? row->cuda_ms / d_num : 0, row->cuda_ms > 0 ? row->cuda_ms / d_first : 0, err);
   }
   DiagProductPlanFree(&plan);
@@ -465,7 +474,7 @@ int main(int argc, char **argv)
     csv = fopen(csvpath, "w");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csvpath);
     setvbuf(csv, NULL, _IOLBF, 0); /* line by line: a library that aborts later loses nothing measured */
-    fprintf(csv, "row,n,dga,dgb,scheme_a,scheme_b,nza,nzb,dgc,diag_values_c,csr_nnz_c,pairs,flops,bytes,roofline_ms,diag_first_ms,diag_numeric_ms,diag_kernel_ms,diag_pairs_kernel_ms,diag_staged_kernel_ms,kernel_frac_roofline,numeric_frac_roofline,aijcusparse_first_ms,aijcusparse_numeric_ms,spgemm_first_ms,spgemm_reuse_numeric_ms,paper_cuda_ms,paper_over_diag_numeric,paper_over_diag_first,rel_err\n");
+    fprintf(csv, "row,n,dga,dgb,scheme_a,scheme_b,nza,nzb,dgc,diag_values_c,csr_nnz_c,pairs,flops,bytes,roofline_ms,diag_first_ms,diag_numeric_ms,diag_kernel_ms,diag_pairs_kernel_ms,diag_staged_kernel_ms,diag_blocks_kernel_ms,kernel_frac_roofline,numeric_frac_roofline,aijcusparse_first_ms,aijcusparse_numeric_ms,spgemm_first_ms,spgemm_reuse_numeric_ms,paper_cuda_ms,paper_over_diag_numeric,paper_over_diag_first,rel_err\n");
   }
   all = DiagTableRows(&nall);
   if (!rows[0])

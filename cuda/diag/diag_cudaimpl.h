@@ -38,10 +38,18 @@ struct _n_DiagDeviceProduct {
   int       *a_signed;          /* CDM, A banded: ndiag_a, each compact diagonal as the offset d = k or
                                    k - n of the one part it holds; NULL when A is not banded */
   int        band_p, band_q;    /* A's offsets lie in [-band_p, band_q] */
+  /* the blocks kernel (diag_product_blocks.cu): C's sums in windows and the chunks of A's and B's
+     entry diagonals staged for each, one device allocation; NULL where it does not apply */
+  void      *blocks;
+  int        blocks_nwin, blocks_nsum, blocks_nchunk;
+  PetscBool  blocks_preferred;  /* DiagDeviceProductNumeric runs it (banded operands, DIAG_BLOCKS_MIN_DIAGONALS) */
   /* the paper's kernels, made on the device at their first use */
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
+
+/* the blocks kernel's schedule from the plan and C's diagonals (none for a CDM C that is not square) */
+PetscErrorCode DiagBlocksScheduleCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C);
 
 /* the staged kernel's per-pair records (made at its first use) */
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);

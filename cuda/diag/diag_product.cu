@@ -3,8 +3,10 @@
    kernel, and the paper's Algorithm 2 (atomic, HM), the reference for HM.
 
    Our kernels: diag_product_pairs.cu (any schemes: a thread block per (diagonal of C, tile of
-   rows) summing the pairs of entry diagonals that meet there, from registers, writing C once)
-   and diag_product_banded.cu (A banded, all CDM: rows of A and B staged in shared memory).
+   rows) summing the pairs of entry diagonals that meet there, from registers, writing C once),
+   diag_product_staged.cu (the same with A staged in shared memory), diag_product_blocks.cu
+   (A and B staged, for banded operands) and diag_product_banded.cu (A banded, all CDM, n from
+   32k: rows of A and B staged in shared memory).
    The paper's Algorithm 1 (CDM) is in diag_product_tiled.cu. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -170,6 +172,7 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
     (void)PetscFree(h);
   }
   if (!ierr && p->one_scheme && C->scheme == DIAG_SCHEME_CDM) ierr = DiagBandedPairs(p, A, B, C);
+  if (!ierr) ierr = DiagBlocksScheduleCreate(p, plan, C);
   if (ierr) {
     (void)DiagDeviceProductDestroy(&p);
     PetscCall(ierr);
@@ -186,6 +189,10 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
   if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, &T));
   if (T) {
     PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
+    PetscFunctionReturn(0);
+  }
+  if (p->blocks && p->blocks_preferred) {
+    PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
     PetscFunctionReturn(0);
   }
   PetscCall(DiagDeviceProductStagedRows(p, &T));
@@ -287,6 +294,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->b_index));
   PetscCall(GpuMatsCUDAFree((*prod)->a_signed));
   PetscCall(GpuMatsCUDAFree((*prod)->plan_block));
+  PetscCall(GpuMatsCUDAFree((*prod)->blocks));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_lo));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_hi));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_b));
