@@ -35,9 +35,9 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 #define DIAG_STAGED_MIN_PAIRS 16
 /* Before both, the blocks kernel (DiagDeviceProductNumericBlocks) where A and B each have at least
    DIAG_BLOCKS_MIN_DIAGONALS entry diagonals filling at least half of the span of their offsets
-   (banded), when the banded kernel does not apply (n below 32k).  H200: 1.25-1.3x the pairs and
-   staged kernels on bands of 101-401 diagonals at n = 10,240, even at 51; slower than them on
-   scattered offsets (the DIAG paper's tables: 1.3-4.6x) and on narrow bands. */
+   (banded), when the banded kernel does not apply (n below 32k).  H200: 1.13-1.35x the staged
+   kernel on bands of 51-401 diagonals at n = 10,240; slower than it and the pairs kernel on
+   scattered offsets (the DIAG paper's tables: 1.4-5x) and on narrow bands. */
 #define DIAG_BLOCKS_MIN_DIAGONALS 48
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);

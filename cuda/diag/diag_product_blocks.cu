@@ -11,7 +11,7 @@
    then every warp adds the pairs of its sums from shared memory.  A staged value of A serves
    about (B's density x span) sums, one of B about (A's density x span) rows of pairs: on a
    band (density 1) dozens of multiply-adds a value staged, on the DIAG paper's scattered
-   offsets (density 0.04-0.12) only 2-8, too few to repay the staging: there it is 1.3-4.6x
+   offsets (density 0.04-0.12) only 2-8, too few to repay the staging: there it is 1.4-5x
    slower than the pairs and staged kernels (H200, Nsight Compute: 16 warps an SM, the
    registers' limit, 13-14 cycles between a warp's instructions, a quarter of the SM's issue
    rate), and DiagDeviceProductNumeric takes it for banded operands only (DIAG_BLOCKS_MIN_DIAGONALS).
