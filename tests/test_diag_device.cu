@@ -177,6 +177,7 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
   PetscCall(DiagDeviceCreate(&B, &dB));
   PetscCall(DiagDeviceCreate(&C, &dC)); /* C.val NULL: no values uploaded */
   PetscCall(DiagDeviceProductCreate(&plan, &A, &B, &C, &prod));
+  PetscCall(DiagDeviceProductBlocksCreate(prod, &plan, &C)); /* where ours does not take it */
   C.val = (double *)calloc((size_t)C.start[C.ndiag] + 1, sizeof(double));
   dval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   for (int pass = 0; pass < 2; pass++) {

@@ -304,6 +304,7 @@ static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, 
   PetscCall(DiagDeviceCreate(&fb, &r.B));
   PetscCall(DiagDeviceCreate(C, &r.C));
   PetscCall(DiagDeviceProductCreate(plan, &fa, &fb, C, &r.prod));
+  PetscCall(DiagDeviceProductBlocksCreate(r.prod, plan, C)); /* where the default does not take it */
   if (n <= check_max_n) { /* the host twin's C */
     PetscCall(PetscCalloc1(nv + 1, &C->val));
     DiagProductPlanNumericHost(plan, &fa, &fb, C);

@@ -39,17 +39,18 @@ struct _n_DiagDeviceProduct {
                                    k - n of the one part it holds; NULL when A is not banded */
   int        band_p, band_q;    /* A's offsets lie in [-band_p, band_q] */
   /* the blocks kernel (diag_product_blocks.cu): C's sums in windows and the chunks of A's and B's
-     entry diagonals staged for each, one device allocation; NULL where it does not apply */
+     entry diagonals staged for each, one device allocation; made by DiagDeviceProductCreate where
+     DiagDeviceProductNumeric takes the kernel, else NULL until DiagDeviceProductBlocksCreate */
   void      *blocks;
   int        blocks_nwin, blocks_nsum, blocks_nchunk;
-  PetscBool  blocks_preferred;  /* DiagDeviceProductNumeric runs it (banded operands, DIAG_BLOCKS_MIN_DIAGONALS) */
+  PetscBool  blocks_preferred;  /* DiagDeviceProductNumeric runs it (DiagBlocksPreferred) */
   /* the paper's kernels, made on the device at their first use */
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
 
-/* the blocks kernel's schedule from the plan and C's diagonals (none for a CDM C that is not square) */
-PetscErrorCode DiagBlocksScheduleCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C);
+/* does DiagDeviceProductNumeric take the blocks kernel for these operands (banded, DIAG_BLOCKS_MIN_DIAGONALS)? */
+PetscBool DiagBlocksPreferred(const DiagProductPlan *plan);
 
 /* the staged kernel's per-pair records (made at its first use) */
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);

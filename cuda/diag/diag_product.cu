@@ -172,7 +172,10 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
     (void)PetscFree(h);
   }
   if (!ierr && p->one_scheme && C->scheme == DIAG_SCHEME_CDM) ierr = DiagBandedPairs(p, A, B, C);
-  if (!ierr) ierr = DiagBlocksScheduleCreate(p, plan, C);
+  if (!ierr && DiagBlocksPreferred(plan)) {
+    ierr = DiagDeviceProductBlocksCreate(p, plan, C);
+    p->blocks_preferred = (PetscBool)(p->blocks != NULL);
+  }
   if (ierr) {
     (void)DiagDeviceProductDestroy(&p);
     PetscCall(ierr);

@@ -16,7 +16,7 @@
    registers' limit, 13-14 cycles between a warp's instructions, a quarter of the SM's issue
    rate), and DiagDeviceProductNumeric takes it for banded operands only (DIAG_BLOCKS_MIN_DIAGONALS).
 
-   The host cuts the windows and the chunks once (DiagBlocksScheduleCreate, from the plan's
+   The host cuts the windows and the chunks once (DiagDeviceProductBlocksCreate, from the plan's
    entry diagonals and C's diagonals: O(sums + chunks log diagonals), no pair lists needed), so
    every chunk fits the shared memory.  A warp finds its pairs in a chunk by looking up da =
    dc - db in a map from A's offsets to their staged rows (stamped by the chunk, never
@@ -51,7 +51,7 @@ extern "C" {
 #define DIAG_BLOCKS_NO_SUM  (-2147483647 - 1)
 #define DIAG_BLOCKS_MAX_CHUNKS (1 << 23) /* a block's chunks are stamped in the map's upper 24 bits */
 
-/* what the kernel reads of the schedule (one device allocation, DiagBlocksScheduleCreate) */
+/* what the kernel reads of the schedule (one device allocation, DiagDeviceProductBlocksCreate) */
 struct DiagBlocksArgs {
   int              m, k, n, c_hm, nwin;
   const int       *win_sum, *win_chunk; /* nwin + 1: each window's sums and chunks */
@@ -263,7 +263,16 @@ static int DiagBlocksSums(const DiagFormat *C, DiagBlocksSum *sum)
   return total;
 }
 
-PetscErrorCode DiagBlocksScheduleCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C)
+PetscBool DiagBlocksPreferred(const DiagProductPlan *plan)
+{
+  const PetscInt nea = plan->nea, neb = plan->neb;
+
+  /* banded operands: enough diagonals, filling at least half of their offsets' span */
+  if (nea < DIAG_BLOCKS_MIN_DIAGONALS || neb < DIAG_BLOCKS_MIN_DIAGONALS) return PETSC_FALSE;
+  return (PetscBool)(2 * (PetscInt64)nea >= (PetscInt64)plan->ea_d[plan->a_order[nea - 1]] - plan->ea_d[plan->a_order[0]] + 1 && 2 * (PetscInt64)neb >= (PetscInt64)plan->eb_d[plan->b_order[neb - 1]] - plan->eb_d[plan->b_order[0]] + 1);
+}
+
+PetscErrorCode DiagDeviceProductBlocksCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C)
 {
   const int      nea = (int)plan->nea, neb = (int)plan->neb;
   int           *ad = NULL, *bd = NULL, *win_sum = NULL, *win_chunk = NULL, nsum = 0, nwin = 0, nch = 0;
@@ -323,8 +332,6 @@ PetscErrorCode DiagBlocksScheduleCreate(DiagDeviceProduct p, const DiagProductPl
     (void)PetscFree(h);
   }
   p->blocks_nwin = nwin, p->blocks_nsum = nsum, p->blocks_nchunk = nch;
-  /* banded operands: enough diagonals, filling at least half of their offsets' span */
-  p->blocks_preferred = (PetscBool)(nea >= DIAG_BLOCKS_MIN_DIAGONALS && neb >= DIAG_BLOCKS_MIN_DIAGONALS && 2 * (long long)nea >= (long long)ad[nea - 1] - ad[0] + 1 && 2 * (long long)neb >= (long long)bd[neb - 1] - bd[0] + 1);
   PetscCall(PetscFree5(ad, abase, bd, bbase, sum));
   PetscCall(PetscFree3(win_sum, win_chunk, chunk));
   if (ierr) {
@@ -347,7 +354,7 @@ PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct p, DiagDevice A,
   PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
              "The DIAG blocks product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
   if (!p->ndiag_c || !p->nrows) PetscFunctionReturn(0);
-  PetscCheck(p->blocks, PETSC_COMM_SELF, PETSC_ERR_SUP, "The DIAG blocks product has no schedule for this product (a CDM C of %d x %d: not square); use DiagDeviceProductNumericPairs", p->nrows, p->ncols);
+  PetscCheck(p->blocks, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The DIAG blocks product has no schedule: DiagDeviceProductBlocksCreate makes it (none for a CDM C that is not square, here %d x %d)", p->nrows, p->ncols);
   if (!optin) {
     int dev;
 
