@@ -10,7 +10,7 @@
 typedef struct {
   GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
   struct _MatOps parent;
-  PetscBool      pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies */
+  PetscBool3     pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies (unknown: by the ghost count) */
   GpuMatsGhosts  ghosts;        /* made at the first product that uses it */
   /* the blocks' device copies ahead of their host AIJ (MatSetValuesCOO from device memory,
      common/mpicoo.c): MPIAIJ's own ops read the blocks' host arrays, so A's table syncs them first */
@@ -158,7 +158,7 @@ static PetscErrorCode MPIShadowMult(Mat A, Vec x, Vec y0, Vec y)
   PetscFunctionBegin;
   PetscCall(GpuMatsMPICheckBackend(A));
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-  if (c->pinned_ghosts) PetscCall(GpuMatsGhostsMult(A, &c->ghosts, x, y0, y, &done));
+  if (c->pinned_ghosts != PETSC_BOOL3_FALSE) PetscCall(GpuMatsGhostsMult(A, &c->ghosts, c->pinned_ghosts, x, y0, y, &done));
 #endif
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   if (y0) PetscCall((*c->parent.multadd)(A, x, y0, y));
@@ -214,7 +214,17 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
   PetscFunctionBegin;
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
   PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
-  PetscCall(PetscOptionsBool("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy", "MatMult", c->pinned_ghosts, &c->pinned_ghosts, NULL));
+  {
+    PetscBool pinned = (PetscBool)(c->pinned_ghosts != PETSC_BOOL3_FALSE), set;
+
+    PetscCall(PetscOptionsBool("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (default: where some process has ghosts for a tenth of its rows or more)", "MatMult", pinned, &pinned, &set));
+    if (set && PetscBoolToBool3(pinned) != c->pinned_ghosts) { /* chosen: the exchange made again */
+      c->pinned_ghosts = PetscBoolToBool3(pinned);
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+      PetscCall(GpuMatsGhostsDestroy(&c->ghosts));
+#endif
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -292,7 +302,7 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReu
 
   PetscCall(PetscNew(&c));
   c->parent        = *B->ops;
-  c->pinned_ghosts = PETSC_TRUE;
+  c->pinned_ghosts = PETSC_BOOL3_UNKNOWN;
   PetscCall(GpuMatsMPIInitialize(&c->mpi, cls, &MPIShadowStorage));
   B->spptr = c;
 
