@@ -68,35 +68,32 @@ static PetscErrorCode MPICOOColumn(Mat M, PetscInt j, PetscInt nghost, const Pet
 /* Each block's entries (local row and column, the place of its value) and its map */
 static PetscErrorCode MPICOOMapBlocks(Mat M, const GpuMatsCOOSplit *s, Mat X[2], const PetscInt garray[], MPICOO *c)
 {
-  const PetscInt nghost = X[1] ? X[1]->cmap->n : 0;
-  PetscInt      *bi[2], *bj[2];
-  int32_t       *bsrc[2];
-  PetscCount     next[2] = {0, 0};
-  PetscErrorCode ierr      = PETSC_SUCCESS;
+  const PetscInt   nghost = X[1] ? X[1]->cmap->n : 0;
+  const PetscCount nent   = s->nown + s->nrecv;
+  PetscInt        *bi[2], *bj[2], *ecol;
+  int32_t         *bsrc[2];
+  int             *eb;
+  PetscCount       next[2] = {0, 0};
+  PetscErrorCode   ierr    = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
-    const PetscInt j = k < s->nown ? s->own_j[k] : s->recv_j[k - s->nown];
-    int            b;
-    PetscInt       col;
-
-    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
-    c->nb[b]++;
+  /* each entry's block and local column, found once for the count and the fill (off-process: a search of garray) */
+  PetscCall(PetscMalloc2(nent, &eb, nent, &ecol));
+  for (PetscCount k = 0; k < nent; k++) {
+    PetscCall(MPICOOColumn(M, k < s->nown ? s->own_j[k] : s->recv_j[k - s->nown], nghost, garray, &eb[k], &ecol[k]));
+    c->nb[eb[k]]++;
   }
   for (int b = 0; b < 2; b++) PetscCall(PetscMalloc3(c->nb[b], &bi[b], c->nb[b], &bj[b], c->nb[b], &bsrc[b]));
-  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
+  for (PetscCount k = 0; k < nent; k++) {
     const PetscBool own = (PetscBool)(k < s->nown);
-    const PetscInt  i   = own ? s->own_i[k] : s->recv_i[k - s->nown];
-    const PetscInt  j   = own ? s->own_j[k] : s->recv_j[k - s->nown];
-    int             b;
-    PetscInt        col;
+    const int       b   = eb[k];
 
-    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
-    bi[b][next[b]]   = i - M->rmap->rstart;
-    bj[b][next[b]]   = col;
+    bi[b][next[b]]   = (own ? s->own_i[k] : s->recv_i[k - s->nown]) - M->rmap->rstart;
+    bj[b][next[b]]   = ecol[k];
     bsrc[b][next[b]] = own ? (int32_t)s->own_k[k] : (int32_t)(-(k - s->nown) - 1);
     next[b]++;
   }
+  PetscCall(PetscFree2(eb, ecol));
   c->mapped = PETSC_TRUE;
   for (int b = 0; b < 2 && !ierr; b++) {
     PetscBool has;
