@@ -109,6 +109,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscScalar        *aa;
   PetscMemType        mtype;
   PetscLogDouble      t[3];
+  PetscBool           skipped;
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
@@ -120,12 +121,9 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   /* a device copy ahead of the host: the host arrays are read below */
   if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->shadow.device_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
-  if (*on_device) {
-    PetscBool skipped;
-
-    PetscCall(GpuMatsShadowSkipEmpty(A, &h->shadow, change, (PetscBool)(h->dev != NULL), &skipped));
-    if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  /* a device copy without entries takes no values; products on the host still need their host side */
+  PetscCall(GpuMatsShadowSkipEmpty(A, &h->shadow, change, (PetscBool)(*on_device && h->dev != NULL), &skipped));
+  if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
   PetscCall(PetscTime(&t[0]));

@@ -126,13 +126,21 @@ PetscErrorCode GpuMatsCOOGetCount(Mat A, PetscCount *n, PetscBool *found)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether A is of an MPI type: those hosted by MPIAIJ are named after it (mpiaijpcsr, mpiaijcihybrid) */
+static PetscErrorCode COOIsMPI(Mat A, PetscBool *mpi)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, mpi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The MPI type's blocks are the format, and their shadows see new values. */
 static PetscErrorCode COOFollowAIJ(Mat A)
 {
   PetscBool mpi;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+  PetscCall(COOIsMPI(A, &mpi));
   if (mpi) {
     Mat Ad, Ao;
 
@@ -200,7 +208,7 @@ static PetscErrorCode COOMapDevice(Mat A, PetscCount n, const PetscInt ci[], con
   PetscBool mpi, has;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+  PetscCall(COOIsMPI(A, &mpi));
   if (!mpi) PetscCall(GpuMatsCOOBlockMap(A, n, ci, cj, 1, &has));
   else {
     GpuMatsCOOSplit split;
@@ -299,7 +307,7 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
   { /* values in device memory, a format that takes them there: no host round trip */
     PetscBool done = PETSC_FALSE, mpi;
 
-    PetscCall(PetscStrncmp(((PetscObject)A)->type_name, "mpiaij", 6, &mpi));
+    PetscCall(COOIsMPI(A, &mpi));
     if (mpi) {
       Mat Ad, Ao;
 

@@ -129,7 +129,7 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowAheadBegin(Mat, PetscBool *ahead);
    Sync calls the sync composed on M (no-op without one), ComposeSync composes it and the marking
    of host readers; OpsInstall saves A's table in 'saved' and puts in its place wrappers that sync
    A (and their other matrix arguments) and run the saved op, but for the ops kept (the products,
-   assembly, options, info, vectors, destruction) */
+   assembly, options, info, vectors, destruction) and productsetfromoptions (run on the product) */
 PETSC_INTERN PetscErrorCode GpuMatsAheadSync(Mat, const char *why);
 PETSC_INTERN PetscErrorCode GpuMatsAheadComposeSync(Mat, PetscErrorCode (*sync)(Mat, const char *), PetscErrorCode (*mark)(Mat, const char *));
 PETSC_INTERN PetscErrorCode GpuMatsAheadOpsInstall(Mat, struct _MatOps *saved);

@@ -24,15 +24,13 @@
   #define MPI_COO "GpuMatsMPICOO"
 
 typedef struct {
-  PetscCount         n;        /* entries given to this process */
+  GpuMatsCOOSplit    counts;   /* the split's counts (entries given, to and from each process), not its entries */
   PetscBool          mapped;   /* every block with entries has a map */
   PetscObjectId      block[2]; /* the blocks mapped: the diagonal one, the off-process one */
   PetscCount         nb[2];    /* their entries */
   int32_t           *src[2];   /* device: block entry q's value is v[src[q]], or the received -src[q] - 1 */
   PetscScalar       *vb[2];    /* device: the blocks' values */
   PetscScalar       *recv;     /* device: the values received */
-  PetscMPIInt        size;
-  PetscMPIInt       *scount, *sdispl, *rcount, *rdispl;
   GpuMatsGhostCopies copies; /* the values sent gathered to, the values received taken from, pinned buffers */
 } MPICOO;
 
@@ -47,7 +45,7 @@ static PetscErrorCode MPICOODestroy(void *ctx)
   }
   PetscCall(GpuMatsCUDAFree(c->recv));
   PetscCall(GpuMatsGhostCopiesDestroy(&c->copies));
-  PetscCall(PetscFree4(c->scount, c->sdispl, c->rcount, c->rdispl));
+  PetscCall(GpuMatsCOOSplitDestroy(&c->counts));
   PetscCall(PetscFree(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -70,35 +68,32 @@ static PetscErrorCode MPICOOColumn(Mat M, PetscInt j, PetscInt nghost, const Pet
 /* Each block's entries (local row and column, the place of its value) and its map */
 static PetscErrorCode MPICOOMapBlocks(Mat M, const GpuMatsCOOSplit *s, Mat X[2], const PetscInt garray[], MPICOO *c)
 {
-  const PetscInt nghost = X[1] ? X[1]->cmap->n : 0;
-  PetscInt      *bi[2], *bj[2];
-  int32_t       *bsrc[2];
-  PetscCount     next[2] = {0, 0};
-  PetscErrorCode ierr      = PETSC_SUCCESS;
+  const PetscInt   nghost = X[1] ? X[1]->cmap->n : 0;
+  const PetscCount nent   = s->nown + s->nrecv;
+  PetscInt        *bi[2], *bj[2], *ecol;
+  int32_t         *bsrc[2];
+  int             *eb;
+  PetscCount       next[2] = {0, 0};
+  PetscErrorCode   ierr    = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
-    const PetscInt j = k < s->nown ? s->own_j[k] : s->recv_j[k - s->nown];
-    int            b;
-    PetscInt       col;
-
-    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
-    c->nb[b]++;
+  /* each entry's block and local column, found once for the count and the fill (off-process: a search of garray) */
+  PetscCall(PetscMalloc2(nent, &eb, nent, &ecol));
+  for (PetscCount k = 0; k < nent; k++) {
+    PetscCall(MPICOOColumn(M, k < s->nown ? s->own_j[k] : s->recv_j[k - s->nown], nghost, garray, &eb[k], &ecol[k]));
+    c->nb[eb[k]]++;
   }
   for (int b = 0; b < 2; b++) PetscCall(PetscMalloc3(c->nb[b], &bi[b], c->nb[b], &bj[b], c->nb[b], &bsrc[b]));
-  for (PetscCount k = 0; k < s->nown + s->nrecv; k++) {
+  for (PetscCount k = 0; k < nent; k++) {
     const PetscBool own = (PetscBool)(k < s->nown);
-    const PetscInt  i   = own ? s->own_i[k] : s->recv_i[k - s->nown];
-    const PetscInt  j   = own ? s->own_j[k] : s->recv_j[k - s->nown];
-    int             b;
-    PetscInt        col;
+    const int       b   = eb[k];
 
-    PetscCall(MPICOOColumn(M, j, nghost, garray, &b, &col));
-    bi[b][next[b]]   = i - M->rmap->rstart;
-    bj[b][next[b]]   = col;
+    bi[b][next[b]]   = (own ? s->own_i[k] : s->recv_i[k - s->nown]) - M->rmap->rstart;
+    bj[b][next[b]]   = ecol[k];
     bsrc[b][next[b]] = own ? (int32_t)s->own_k[k] : (int32_t)(-(k - s->nown) - 1);
     next[b]++;
   }
+  PetscCall(PetscFree2(eb, ecol));
   c->mapped = PETSC_TRUE;
   for (int b = 0; b < 2 && !ierr; b++) {
     PetscBool has;
@@ -132,8 +127,8 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
   PetscCall(PetscContainerSetUserDestroy(container, MPICOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)M, MPI_COO, (PetscObject)container)); /* on every process: SetValues is collective */
   PetscCall(PetscContainerDestroy(&container));
-  c->n    = s->n;
-  c->size = s->size;
+  c->counts.n    = s->n;
+  c->counts.size = s->size;
   for (int b = 0; b < 2; b++) c->block[b] = X[b] ? ((PetscObject)X[b])->id : 0;
   if (s->n >= INT32_MAX || s->nrecv >= INT32_MAX) {
     PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries, %" PetscCount_FMT " received: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)M)->type_name, s->n, s->nrecv));
@@ -144,11 +139,12 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
     PetscCall(PetscInfo(M, "%s COO: a block takes no device values (%s, %s): the values go through the host\n", ((PetscObject)M)->type_name, Ad ? ((PetscObject)Ad)->type_name : "none", Ao ? ((PetscObject)Ao)->type_name : "none"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscMalloc4(s->size, &c->scount, s->size, &c->sdispl, s->size, &c->rcount, s->size, &c->rdispl));
-  PetscCall(PetscArraycpy(c->scount, s->scount, s->size));
-  PetscCall(PetscArraycpy(c->sdispl, s->sdispl, s->size));
-  PetscCall(PetscArraycpy(c->rcount, s->rcount, s->size));
-  PetscCall(PetscArraycpy(c->rdispl, s->rdispl, s->size));
+  /* the caller frees s: the counts GpuMatsCOOSplitExchange needs are copied */
+  PetscCall(PetscMalloc4(s->size, &c->counts.scount, s->size, &c->counts.sdispl, s->size, &c->counts.rcount, s->size, &c->counts.rdispl));
+  PetscCall(PetscArraycpy(c->counts.scount, s->scount, s->size));
+  PetscCall(PetscArraycpy(c->counts.sdispl, s->sdispl, s->size));
+  PetscCall(PetscArraycpy(c->counts.rcount, s->rcount, s->size));
+  PetscCall(PetscArraycpy(c->counts.rdispl, s->rdispl, s->size));
   PetscCall(PetscMalloc1(s->nsend, &send_k));
   for (PetscCount k = 0; k < s->nsend; k++) send_k[k] = (PetscInt)s->send_k[k];
   ierr = GpuMatsGhostCopiesCreate((PetscInt)s->nsend, send_k, (PetscInt)s->nrecv, &c->copies);
@@ -173,7 +169,7 @@ static PetscErrorCode MPICOOReady(Mat M, MPICOO *c, Mat X[2], const PetscScalar 
       *ready = PETSC_FALSE;
     }
   }
-  if (*ready && c->n) {
+  if (*ready && c->counts.n) {
     if (v) PetscCall(PetscGetMemType(v, &mtype));
     *ready = PetscMemTypeDevice(mtype);
   }
@@ -209,7 +205,7 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
   }
   PetscCall(GpuMatsGhostCopiesPack(c->copies, v));
   PetscCall(GpuMatsGhostCopiesWaitPacked(c->copies, &send, &recv));
-  if (c->size > 1) PetscCallMPI(MPI_Alltoallv(send, c->scount, c->sdispl, MPIU_SCALAR, recv, c->rcount, c->rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)M)));
+  PetscCall(GpuMatsCOOSplitExchange(M, &c->counts, send, recv));
   PetscCall(GpuMatsGhostCopiesUnpack(c->copies, c->recv));
   for (int b = 0; b < 2; b++) {
     if (!c->nb[b]) continue;

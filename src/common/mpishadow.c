@@ -97,8 +97,7 @@ static PetscErrorCode MPIShadowAheadBegin(Mat A, PetscBool *ahead)
   *ahead = (PetscBool)!c->host_readers;
   if (!*ahead || c->ahead) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsAheadOpsInstall(A, &c->ahead_saved));
-  A->ops->productsetfromoptions = c->ahead_saved.productsetfromoptions; /* marks the operands (below): a product dispatched as before */
-  c->ahead                      = PETSC_TRUE;
+  c->ahead = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

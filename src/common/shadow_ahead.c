@@ -76,7 +76,8 @@ PetscErrorCode GpuMatsAheadOpsInstall(Mat A, struct _MatOps *saved)
   GpuMatsAheadOpsFill(saved, A->ops);
   /* kept: the products (on the device copy; one on the host syncs in the format's update), the
      assembly that ends MatSetValuesCOO (nothing was inserted: every insertion syncs first), what
-     reads no value, and the destruction */
+     reads no value, and the destruction (productsetfromoptions, which runs on the product, is
+     not in the generated table at all) */
   A->ops->mult             = saved->mult;
   A->ops->multadd          = saved->multadd;
   A->ops->multtranspose    = saved->multtranspose;

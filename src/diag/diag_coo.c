@@ -388,10 +388,8 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
     PetscCall(ierr);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (c->split.size > 1) {
-    for (PetscCount k = 0; k < c->split.nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->split.send_k[k]];
-    ierr = MPI_Alltoallv(c->sendbuf, c->split.scount, c->split.sdispl, MPIU_SCALAR, c->recvbuf, c->split.rcount, c->split.rdispl, MPIU_SCALAR, PetscObjectComm((PetscObject)A)) ? PETSC_ERR_MPI : PETSC_SUCCESS;
-  }
+  for (PetscCount k = 0; k < c->split.nsend; k++) c->sendbuf[k] = ((const PetscScalar *)hv)[c->split.send_k[k]];
+  ierr = GpuMatsCOOSplitExchange(A, &c->split, c->sendbuf, c->recvbuf);
   /* INSERT_VALUES: every entry of the pattern is given (duplicates summed), so zero, then add */
   if (!ierr && mode == INSERT_VALUES) ierr = MatZeroEntries(A);
   if (!ierr) ierr = DiagCOOAdd(A, c, (const PetscScalar *)hv, PETSC_FALSE);

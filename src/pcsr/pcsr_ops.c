@@ -51,6 +51,7 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   GpuMatsShadowChange change;
   const PetscInt     *ai, *aj;
   PetscScalar        *aa;
+  PetscBool           skipped;
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, on_device));
@@ -58,12 +59,9 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   /* a device copy ahead of the host: the host arrays are read below or by the host product */
   if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
   if (change == GPUMATS_SHADOW_CURRENT && (!*on_device || p->shadow.device_current)) PetscFunctionReturn(PETSC_SUCCESS);
-  if (*on_device) {
-    PetscBool skipped;
-
-    PetscCall(GpuMatsShadowSkipEmpty(A, &p->shadow, change, (PetscBool)(p->dev != NULL), &skipped));
-    if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  /* a device copy without entries takes no values; products on the host still need their host side */
+  PetscCall(GpuMatsShadowSkipEmpty(A, &p->shadow, change, (PetscBool)(*on_device && p->dev != NULL), &skipped));
+  if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRGetCSR(A, &ai, &aj, &aa));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
     PCSRRowStats *st = &p->stats;
