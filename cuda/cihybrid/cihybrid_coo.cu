@@ -1,6 +1,7 @@
 /* COO values straight into a CIHYBRID device copy: stored entry q of the AIJ master (row i, the
-   p-th of its row) is the sum of the COO values v[perm[k]], jmap[q] <= k < jmap[q+1] (v[perm[q]]
-   where jmap is NULL, v[q] where perm is too), and lives in the ELLPACK slot i*pitch + p when
+   p-th of its row) is the sum of the COO values at the places perm[k], jmap[q] <= k < jmap[q+1]
+   (perm[q] where jmap is NULL, q where perm is too; an MPI block's places include the values
+   received: gpumats_coo_values.cuh), and lives in the ELLPACK slot i*pitch + p when
    p < ell_len[i], else in remainder slot csr_start[i] + p - ell_len[i] (the builder keeps AIJ's
    order within each row).  Each stored entry's slot is found once for the device copy's layout
    (4 bytes an entry), then a thread a stored entry reads it.  Found at each update instead (H100,
@@ -14,6 +15,7 @@ extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "cihybrid_cudaimpl.h"
 }
+#include "../common/gpumats_coo_values.cuh"
 
 #define CIHYBRID_COO_THREADS 256
 
@@ -80,7 +82,7 @@ extern "C" PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo)
 /* A thread a stored entry.  to_slots: the sum of its COO values (AIJ's arithmetic: summed, then
    added to the old value or put in its place) into its slot; else the slot's value into
    values[q], AIJ's order. */
-__global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__restrict__ slot, const int32_t *__restrict__ jmap, const int32_t *__restrict__ perm, const PetscScalar *__restrict__ v, int add, PetscScalar *ell_val, PetscScalar *csr_val, PetscScalar *values)
+__global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__restrict__ slot, const int32_t *__restrict__ jmap, const int32_t *__restrict__ perm, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ recv, int add, PetscScalar *ell_val, PetscScalar *csr_val, PetscScalar *values)
 {
   for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
     const int32_t t   = slot[q];
@@ -89,9 +91,9 @@ __global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__r
     if (to_slots) {
       PetscScalar sum = 0.0;
 
-      if (!jmap) sum = v[perm ? perm[q] : q];
+      if (!jmap) sum = GpuMatsCOOValue(v, recv, perm ? perm[q] : (int32_t)q);
       else
-        for (int32_t k = jmap[q]; k < jmap[q + 1]; k++) sum += v[perm[k]];
+        for (int32_t k = jmap[q]; k < jmap[q + 1]; k++) sum += GpuMatsCOOValue(v, recv, perm[k]);
       *dst = add ? *dst + sum : sum;
     } else values[q] = *dst;
   }
@@ -116,14 +118,14 @@ static PetscErrorCode CIHybridCOOSlotsFor(CIHybridDevice dev, CIHybridDeviceCOO 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CIHybridCOOLaunch(CIHybridDevice dev, CIHybridDeviceCOO coo, int to_slots, const PetscScalar *v, int add)
+static PetscErrorCode CIHybridCOOLaunch(CIHybridDevice dev, CIHybridDeviceCOO coo, int to_slots, const PetscScalar *v, const PetscScalar *recv, int add)
 {
   void *stream;
 
   PetscFunctionBegin;
   if (!coo->nnz) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  CIHybridCOOEntries<<<GpuMatsCUDAGridBlocks(coo->nnz, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(to_slots, coo->nnz, coo->slot, coo->jmap, coo->perm, v, add, dev->ell_val, dev->csr_val, coo->values);
+  CIHybridCOOEntries<<<GpuMatsCUDAGridBlocks(coo->nnz, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(to_slots, coo->nnz, coo->slot, coo->jmap, coo->perm, v, recv, add, dev->ell_val, dev->csr_val, coo->values);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -135,14 +137,14 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSlotsFit(CIHybridDevice dev, CIHybrid
   PetscFunctionReturn(0);
 }
 
-extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add)
+extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add)
 {
   PetscBool fit;
 
   PetscFunctionBegin;
   PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
   PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values for a layout whose slots do not fit 32 bits");
-  PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, add ? 1 : 0));
+  PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, recv, add ? 1 : 0));
   PetscFunctionReturn(0);
 }
 
@@ -153,7 +155,7 @@ extern "C" PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDevice dev, CI
   PetscFunctionBegin;
   PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
   PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values to bring back from a layout whose slots do not fit 32 bits");
-  PetscCall(CIHybridCOOLaunch(dev, coo, 0, NULL, 0)); /* the slots' values in AIJ's order, on the stream the copy uses */
+  PetscCall(CIHybridCOOLaunch(dev, coo, 0, NULL, NULL, 0)); /* the slots' values in AIJ's order, on the stream the copy uses */
   if (coo->nnz) PetscCall(GpuMatsCUDACopyToHost(host_values, coo->values, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }

@@ -59,14 +59,15 @@ PetscErrorCode CIHybridDeviceSetValues(CIHybridDevice dev, PetscInt n, const int
    entry, perm[q], perm NULL too where that is q; owned by the map from Create on, freed by it
    also when Create fails) for the nnz stored entries of nrows rows; each stored entry's slot is
    found on the device (from the copy's AIJ row starts) once for each layout; SlotsFit says whether
-   the layout's slots fit 32-bit indices (and makes them), as SetValues needs; SetValues sums v
+   the layout's slots fit 32-bit indices (and makes them), as SetValues needs; SetValues sums the
+   values at the map's places (v, and recv for an MPI matrix's block: gpumats_coo_values.cuh)
    into the device copy's slots (added to the old values when 'add'); DownloadValues copies the
    slots' values into host_values (the AIJ master) in AIJ's order.  On GpuMatsCUDAGetStream(). */
 typedef struct _n_CIHybridDeviceCOO *CIHybridDeviceCOO;
 PetscErrorCode CIHybridDeviceCOOCreate(int32_t nrows, int32_t nnz, int32_t *jmap, int32_t *perm, CIHybridDeviceCOO *coo);
 PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo);
 PetscErrorCode CIHybridDeviceCOOSlotsFit(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscBool *fit);
-PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, PetscBool add);
+PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybridDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add);
 PetscErrorCode CIHybridDeviceCOODownloadValues(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscScalar *host_values);
 
 #if defined(__cplusplus)

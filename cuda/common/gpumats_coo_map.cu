@@ -6,8 +6,9 @@
    kept, and where that entry is moreover the stored entry's own place (a CSR given as COO, in AIJ's
    order) neither is perm: the values are then read in place.  On one host core the
    same map of the 29M entries of a 3-unknown 27-point operator took about 1.3 s, as long as AIJ's
-   own COO preallocation.
-   Also the gather of an MPI matrix's block values from the process's own and received ones. */
+   own COO preallocation.  An MPI matrix's block gives each entry's place among the values (its
+   process's own or those received, common/mpicoo.c): perm then holds the places, not the entries'
+   numbers. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -18,9 +19,10 @@ extern "C" {
 
 #define COO_MAP_THREADS 256
 
-/* The entries' stored places as sort keys (nnz: ignored, sorted last) and their numbers as the
-   values; *bad gets the first entry whose (i, j) is not in AIJ's pattern */
-__global__ void COOMapPlaces(long long n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, uint32_t nnz, uint32_t *key, int32_t *entry, unsigned long long *bad)
+/* The entries' stored places as sort keys (nnz: ignored, sorted last) and, unless 'placed' (entry
+   holds the places of their values already), their numbers as the values; *bad gets the first
+   entry whose (i, j) is not in AIJ's pattern */
+__global__ void COOMapPlaces(long long n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, uint32_t nnz, int placed, uint32_t *key, int32_t *entry, unsigned long long *bad)
 {
   for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
     const PetscInt i = ci[k], j = cj[k];
@@ -38,8 +40,8 @@ __global__ void COOMapPlaces(long long n, const PetscInt *__restrict__ ci, const
       if (lo < ai[i + 1] && aj[lo] == j) place = (uint32_t)lo;
       else atomicMin(bad, (unsigned long long)k);
     }
-    key[k]   = place;
-    entry[k] = (int32_t)k;
+    key[k] = place;
+    if (!placed) entry[k] = (int32_t)k;
   }
 }
 
@@ -139,7 +141,7 @@ static bool COOMapSortUsable(cudaError_t cerr)
   return false;
 }
 
-PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad)
+PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, const int32_t *place, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad)
 {
   const uint32_t            nnz = (uint32_t)ai[nrows];
   COOMapScratch             w;
@@ -186,9 +188,10 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.aj, aj, (size_t)nnz * sizeof(PetscInt));
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.ci, ci, (size_t)n * sizeof(PetscInt));
     if (!ierr) ierr = GpuMatsCUDACopyToDevice(w.cj, cj, (size_t)n * sizeof(PetscInt));
+    if (!ierr && place) ierr = GpuMatsCUDACopyToDevice(w.entry[0], place, (size_t)n * sizeof(int32_t));
     if (!ierr) ierr = GpuMatsCUDAMemset(w.bad, 0xff, sizeof(*w.bad)); /* ULLONG_MAX: no bad entry */
     if (!ierr && n) {
-      COOMapPlaces<<<GpuMatsCUDAGridBlocks(n, COO_MAP_THREADS), COO_MAP_THREADS, 0, s>>>((long long)n, w.ci, w.cj, w.ai, w.aj, nnz, w.key[0], w.entry[0], w.bad);
+      COOMapPlaces<<<GpuMatsCUDAGridBlocks(n, COO_MAP_THREADS), COO_MAP_THREADS, 0, s>>>((long long)n, w.ci, w.cj, w.ai, w.aj, nnz, place ? 1 : 0, w.key[0], w.entry[0], w.bad);
       ierr = GpuMatsCUDACheck((int)cudaGetLastError(), "COOMapPlaces", PETSC_FUNCTION_NAME, __FILE__, __LINE__);
     }
     if (!ierr && n) {
@@ -238,26 +241,5 @@ PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const
       *bad = (PetscCount)first_bad;
     }
   }
-  PetscFunctionReturn(0);
-}
-
-__global__ void COOGather(int32_t n, const int32_t *__restrict__ src, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ recv, PetscScalar *__restrict__ out)
-{
-  for (int32_t q = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x); q < n; q += (int32_t)(gridDim.x * blockDim.x)) {
-    const int32_t s = src[q];
-
-    out[q] = s >= 0 ? v[s] : recv[-s - 1];
-  }
-}
-
-PetscErrorCode GpuMatsCUDACOOGather(int32_t n, const int32_t *src, const PetscScalar *v, const PetscScalar *recv, PetscScalar *out)
-{
-  void *stream;
-
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(0);
-  PetscCall(GpuMatsCUDAGetStream(&stream));
-  COOGather<<<GpuMatsCUDAGridBlocks(n, COO_MAP_THREADS), COO_MAP_THREADS, 0, (cudaStream_t)stream>>>(n, src, v, recv, out);
-  GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

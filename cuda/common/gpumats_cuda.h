@@ -69,18 +69,15 @@ PetscErrorCode GpuMatsStageDenseDownload(GpuMatsStage *stage, PetscScalar *host,
 
 /* The COO map of an AIJ subclass (common/coo.c) made on the device from AIJ's host CSR (ai, aj,
    nrows rows) and the COO indices (ci, cj, n entries, host arrays): stored entry p sums the COO
-   values v[perm[q]], jmap[p] <= q < jmap[p + 1], entries in ascending order within a stored entry;
-   jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees with GpuMatsCUDAFree, where
-   *mapped: jmap NULL when every stored entry p has one COO entry, perm[p]; perm NULL too when that
-   is entry p.  No map (*mapped false) with *bad = -1: the device lacks the memory (or CUB's sort
+   values at the places perm[q], jmap[p] <= q < jmap[p + 1], entries in ascending order within a
+   stored entry (entry k's place: place[k], a host array, or k where place is NULL; places as in
+   gpumats_coo_values.cuh); jmap (ai[nrows] + 1) and perm (n) are device arrays the caller frees
+   with GpuMatsCUDAFree, where *mapped: jmap NULL when every stored entry p has one COO entry,
+   perm[p]; perm NULL too when that is place p.  No map (*mapped false) with *bad = -1: the device lacks the memory (or CUB's sort
    failed); with *bad >= 0: COO entry *bad is not in AIJ's pattern.  SetUp, at the context's
    creation: what CUB's sort caches about the device, asked while the device has memory. */
 PetscErrorCode GpuMatsCUDACOOMapSetUp(void);
-/* out[q] = src[q] >= 0 ? v[src[q]] : recv[-src[q] - 1] for q < n (device arrays; v and recv
-   only where read): the values of an MPI matrix's block, from the process's own and those received
-   (common/mpicoo.c).  On GpuMatsCUDAGetStream(). */
-PetscErrorCode GpuMatsCUDACOOGather(int32_t n, const int32_t *src, const PetscScalar *v, const PetscScalar *recv, PetscScalar *out);
-PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad);
+PetscErrorCode GpuMatsCUDACOOStoredMap(PetscInt nrows, const PetscInt *ai, const PetscInt *aj, PetscCount n, const PetscInt *ci, const PetscInt *cj, const int32_t *place, int32_t **jmap, int32_t **perm, PetscBool *mapped, PetscCount *bad);
 
 /* AIJ row pointers ai (device, nrows + 1) of stats->nnz entries in one pass (gpumats_rows.cu):
    checked to be nondecreasing (first_bad: the first row whose pointers decrease, -1 if none),

@@ -15,6 +15,7 @@ extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
 }
+#include "../common/gpumats_coo_values.cuh"
 
 #define DIAG_COO_THREADS  256
 #define DIAG_COO_ONE_LANE 8   /* diagonals that one lane (a thread a row) takes at most */
@@ -24,7 +25,7 @@ extern "C" {
 struct _n_DiagDeviceCOO {
   long long nval; /* the stored values the map is for */
   int32_t  *jmap; /* nval + 1, or NULL: at most one entry a slot */
-  int32_t  *from; /* the entries' places in the value array: by slot (jmap), or one a slot (-1: none) */
+  int32_t  *from; /* the entries' places among the values: by slot (jmap), or one a slot (DIAG_COO_NO_ENTRY: none) */
 };
 
 PetscErrorCode DiagDeviceCOOCreate(long long nval, const int32_t *jmap, int32_t nfrom, const int32_t *from, DiagDeviceCOO *coo)
@@ -65,7 +66,7 @@ PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo)
    always) gets its sum, or the old value plus it.  LANES a constant: with it an argument the
    kernel took 10-20% more time (H200) */
 template <int LANES, bool HM, bool SEVERAL>
-__global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, int add, double *val)
+__global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, const double *__restrict__ recv, int add, double *val)
 {
   __shared__ int       s_off[DIAG_COO_TILE];
   __shared__ long long s_start[DIAG_COO_TILE];
@@ -93,11 +94,11 @@ __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int
         if (d < 0) s += d; /* HM: diagonal d starts at row -d */
       }
       if (SEVERAL) {
-        for (int32_t q = jmap[s]; q < jmap[s + 1]; q++) sum += v[from[q]];
+        for (int32_t q = jmap[s]; q < jmap[s + 1]; q++) sum += GpuMatsCOOValue(v, recv, from[q]);
       } else {
         const int32_t k = from[s];
 
-        if (k >= 0) sum = v[k];
+        if (k != DIAG_COO_NO_ENTRY) sum = GpuMatsCOOValue(v, recv, k);
       }
       val[s] = add ? val[s] + sum : sum;
     }
@@ -105,12 +106,12 @@ __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int
 }
 
 template <int LANES>
-static void DiagCOOGatherLaunch(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, int add, cudaStream_t stream)
+static void DiagCOOGatherLaunch(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, int add, cudaStream_t stream)
 {
   const unsigned blocks = (unsigned)((dev->nrows + DIAG_COO_THREADS / LANES - 1) / (DIAG_COO_THREADS / LANES));
   const bool     hm = dev->scheme == DIAG_SCHEME_HM, several = coo->jmap != NULL;
 
-#define DIAG_COO_GATHER(H, S) DiagCOOGather<LANES, H, S><<<blocks, DIAG_COO_THREADS, 0, stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, coo->jmap, coo->from, v, add, dev->val)
+#define DIAG_COO_GATHER(H, S) DiagCOOGather<LANES, H, S><<<blocks, DIAG_COO_THREADS, 0, stream>>>(dev->nrows, dev->ncols, dev->ndiag, dev->offset, dev->start, coo->jmap, coo->from, v, recv, add, dev->val)
   if (hm && several) DIAG_COO_GATHER(true, true);
   else if (hm) DIAG_COO_GATHER(true, false);
   else if (several) DIAG_COO_GATHER(false, true);
@@ -118,7 +119,7 @@ static void DiagCOOGatherLaunch(DiagDevice dev, DiagDeviceCOO coo, const PetscSc
 #undef DIAG_COO_GATHER
 }
 
-PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add)
+PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add)
 {
   void *stream;
 
@@ -126,8 +127,8 @@ PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const P
   PetscCheck(coo->nval == dev->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG COO map of %lld stored values for a device copy of %lld", coo->nval, dev->nval);
   if (!dev->nrows || !dev->ndiag) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  if (dev->ndiag <= DIAG_COO_ONE_LANE) DiagCOOGatherLaunch<1>(dev, coo, v, add ? 1 : 0, (cudaStream_t)stream);
-  else DiagCOOGatherLaunch<DIAG_COO_LANES>(dev, coo, v, add ? 1 : 0, (cudaStream_t)stream);
+  if (dev->ndiag <= DIAG_COO_ONE_LANE) DiagCOOGatherLaunch<1>(dev, coo, v, recv, add ? 1 : 0, (cudaStream_t)stream);
+  else DiagCOOGatherLaunch<DIAG_COO_LANES>(dev, coo, v, recv, add ? 1 : 0, (cudaStream_t)stream);
   GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

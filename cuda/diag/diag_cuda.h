@@ -43,14 +43,16 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);
 
 /* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): a map by stored
-   value, uploaded once.  Slot s of the nval stored values sums v[from[q]], jmap[s] <= q <
-   jmap[s + 1]; with jmap NULL (no slot has two entries) it takes v[from[s]], or zero where
-   from[s] < 0.  SetValues writes every slot once, a thread a row (the sum, or the old value plus
+   value, uploaded once.  Slot s of the nval stored values sums the values at the places from[q],
+   jmap[s] <= q < jmap[s + 1]; with jmap NULL (no slot has two entries) it takes the value at
+   from[s], or zero where that is DIAG_COO_NO_ENTRY.  A place is in v, or for an mpidiag's block
+   among the values received, recv (cuda/common/gpumats_coo_values.cuh).  SetValues writes every slot once, a thread a row (the sum, or the old value plus
    the sum with 'add'): no clearing first, no atomics.  On GpuMatsCUDAGetStream(). */
+#define DIAG_COO_NO_ENTRY INT32_MIN
 typedef struct _n_DiagDeviceCOO *DiagDeviceCOO;
 PetscErrorCode DiagDeviceCOOCreate(long long nval, const int32_t *jmap, int32_t nfrom, const int32_t *from, DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);
-PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, PetscBool add);
+PetscErrorCode DiagDeviceCOOSetValues(DiagDevice dev, DiagDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add);
 
 /* The device values alone (diag_values.cu): v *= a; v[start, start + n) += a (one diagonal's
    slots); v[start, start + n) = d or += d (add; d on the device); Y's values += a X's (the same

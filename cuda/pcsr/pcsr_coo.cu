@@ -1,7 +1,7 @@
 /* COO values straight into a PCSR device copy: each stored entry p of the CSR (AIJ's order)
-   is the sum of the COO values v[perm[q]], jmap[p] <= q < jmap[p+1] (duplicates summed, ignored
-   entries absent; only perm where each stored entry has one COO entry, neither where that is
-   entry p), so MatSetValuesCOO with values in device memory is one kernel; the host AIJ master
+   is the sum of the COO values at the places perm[q], jmap[p] <= q < jmap[p+1] (duplicates summed,
+   ignored entries absent; only perm where each stored entry has one COO entry, neither where that
+   is place p; an MPI block's places include the values received: gpumats_coo_values.cuh), so MatSetValuesCOO with values in device memory is one kernel; the host AIJ master
    gets the new values by one copy back, at once or when it needs them. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -10,6 +10,7 @@ extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "pcsr_cudaimpl.h"
 }
+#include "../common/gpumats_coo_values.cuh"
 
 #define PCSR_COO_THREADS 256
 
@@ -49,19 +50,19 @@ PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo)
   PetscFunctionReturn(0);
 }
 
-__global__ void PCSRCOOSum(int32_t nnz, const int32_t *jmap, const int32_t *perm, const PetscScalar *v, int add, PetscScalar *val)
+__global__ void PCSRCOOSum(int32_t nnz, const int32_t *jmap, const int32_t *perm, const PetscScalar *v, const PetscScalar *recv, int add, PetscScalar *val)
 {
   for (int32_t p = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x); p < nnz; p += (int32_t)(gridDim.x * blockDim.x)) {
     PetscScalar s = add ? val[p] : 0.0;
 
-    if (!jmap) s += v[perm ? perm[p] : p];
+    if (!jmap) s += GpuMatsCOOValue(v, recv, perm ? perm[p] : p);
     else
-      for (int32_t q = jmap[p]; q < jmap[p + 1]; q++) s += v[perm[q]];
+      for (int32_t q = jmap[p]; q < jmap[p + 1]; q++) s += GpuMatsCOOValue(v, recv, perm[q]);
     val[p] = s;
   }
 }
 
-PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add)
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add)
 {
   void          *stream;
   const unsigned blocks = (unsigned)PetscMin(((int64_t)coo->nnz + PCSR_COO_THREADS - 1) / PCSR_COO_THREADS, (int64_t)1 << 16);
@@ -70,7 +71,7 @@ PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const P
   PetscCheck(dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCSR COO map of %d stored entries for a device copy of %d", (int)coo->nnz, (int)dev->nnz);
   if (!coo->nnz) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  PCSRCOOSum<<<blocks, PCSR_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nnz, coo->jmap, coo->perm, v, add ? 1 : 0, dev->val);
+  PCSRCOOSum<<<blocks, PCSR_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nnz, coo->jmap, coo->perm, v, recv, add ? 1 : 0, dev->val);
   GpuMatsCallCUDA(cudaGetLastError());
   if (dev->t_built) dev->t_stale = PETSC_TRUE;
   PetscFunctionReturn(0);

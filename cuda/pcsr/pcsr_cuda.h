@@ -25,12 +25,13 @@ PetscErrorCode PCSRDeviceUpdateDiagonal(PCSRDevice dev, PetscScalar shift, const
    stored entries (AIJ's order), the device arrays jmap (nnz + 1) and perm of GpuMatsCOOStoredMap
    (jmap NULL where each stored entry p has one COO entry, perm[p]; perm NULL too where that is p),
    made at MatSetPreallocationCOO and owned by the map from Create on (freed by it, also when
-   Create fails); SetValues sums v into the device values (added to them when 'add').
+   Create fails); SetValues sums the values at the map's places (v, and recv for an MPI matrix's
+   block: gpumats_coo_values.cuh) into the device values (added to them when 'add').
    DownloadValues copies the device values into host_values (the AIJ master's nnz values). */
 typedef struct _n_PCSRDeviceCOO *PCSRDeviceCOO;
 PetscErrorCode PCSRDeviceCOOCreate(int32_t nnz, int32_t *jmap, int32_t *perm, PCSRDeviceCOO *coo);
 PetscErrorCode PCSRDeviceCOODestroy(PCSRDeviceCOO *coo);
-PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, PetscBool add);
+PetscErrorCode PCSRDeviceCOOSetValues(PCSRDevice dev, PCSRDeviceCOO coo, const PetscScalar *v, const PetscScalar *recv, PetscBool add);
 PetscErrorCode PCSRDeviceDownloadValues(PCSRDevice dev, PetscScalar *host_values);
 
 #if defined(__cplusplus)

@@ -10,7 +10,7 @@
 #include "common/gpumats_coo.h"
 
 #if GPUMATS_HAVE_CUDA
-static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises)
+static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], const int32_t place[], PetscInt raises)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
   PetscInt64          nnz;
@@ -21,7 +21,7 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(CIHybridDeviceCOODestroy(&h->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &uses));
   if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped));
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, place, &nnz, &jmap, &perm, &mapped));
   if (mapped) PetscCall(CIHybridDeviceCOOCreate((int32_t)A->rmap->n, (int32_t)nnz, jmap, perm, &h->coo)); /* takes jmap and perm (either may be NULL) */
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOPatternRecord(A, raises, &h->coo_pattern));
@@ -44,13 +44,13 @@ static PetscErrorCode MatCIHybridCOODeviceReady_SeqAIJCIHybrid(Mat A, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatCIHybridCOODeviceWrite_SeqAIJCIHybrid(Mat A, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+static PetscErrorCode MatCIHybridCOODeviceWrite_SeqAIJCIHybrid(Mat A, const PetscScalar v[], const PetscScalar recv[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
   PetscCheck(h->coo && h->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid COO: device values written without a map or a device copy");
-  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, (PetscBool)(mode == ADD_VALUES)));
+  PetscCall(CIHybridDeviceCOOSetValues(h->dev, h->coo, v, recv, (PetscBool)(mode == ADD_VALUES)));
   h->host_current = PETSC_FALSE; /* the host format's arrays are not current */
   PetscCall(GpuMatsCOODeviceValuesSet(A, &h->shadow, raises, may_run_ahead));
   PetscFunctionReturn(PETSC_SUCCESS);

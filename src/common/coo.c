@@ -167,14 +167,14 @@ PetscErrorCode GpuMatsCOOComposeBlock(Mat X, GpuMatsCOOMapFn map, GpuMatsCOORead
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOOBlockMap(Mat X, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises, PetscBool *has)
+PetscErrorCode GpuMatsCOOBlockMap(Mat X, PetscCount n, const PetscInt ci[], const PetscInt cj[], const int32_t place[], PetscInt raises, PetscBool *has)
 {
   GpuMatsCOOMapFn map = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)X, COO_BLOCK_MAP, &map));
   *has = (PetscBool)(map != NULL);
-  if (map) PetscCall((*map)(X, n, ci, cj, raises));
+  if (map) PetscCall((*map)(X, n, ci, cj, place, raises));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -189,14 +189,14 @@ PetscErrorCode GpuMatsCOOBlockReady(Mat X, PetscBool *ready)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsCOOBlockWrite(Mat X, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+PetscErrorCode GpuMatsCOOBlockWrite(Mat X, const PetscScalar v[], const PetscScalar recv[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
 {
   GpuMatsCOOWriteFn f = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)X, COO_BLOCK_WRITE, &f));
   PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device COO values for a matrix that does not take them", ((PetscObject)X)->type_name);
-  PetscCall((*f)(X, v, mode, raises, may_run_ahead));
+  PetscCall((*f)(X, v, recv, mode, raises, may_run_ahead));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,7 +209,7 @@ static PetscErrorCode COOMapDevice(Mat A, PetscCount n, const PetscInt ci[], con
 
   PetscFunctionBegin;
   PetscCall(COOIsMPI(A, &mpi));
-  if (!mpi) PetscCall(GpuMatsCOOBlockMap(A, n, ci, cj, 1, &has));
+  if (!mpi) PetscCall(GpuMatsCOOBlockMap(A, n, ci, cj, NULL, 1, &has));
   else {
     GpuMatsCOOSplit split;
     Mat             Ad, Ao;
@@ -261,7 +261,7 @@ static PetscErrorCode MatSetPreallocationCOO_AIJShadow(Mat A, PetscCount n, cons
 }
 
 #if GPUMATS_HAVE_CUDA
-PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped)
+PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], const int32_t place[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -279,7 +279,7 @@ PetscErrorCode GpuMatsCOOStoredMap(Mat A, PetscCount n, const PetscInt ci[], con
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscTime(&t0));
-  PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, jmap, perm, mapped, &bad));
+  PetscCall(GpuMatsCUDACOOStoredMap(A->rmap->n, ai, aj, n, ci, cj, place, jmap, perm, mapped, &bad));
   PetscCall(PetscTime(&t1));
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s COO: entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern AIJ made of the COO entries", ((PetscObject)A)->type_name, bad, ci[bad], cj[bad]);
   if (!*mapped) PetscCall(PetscInfo(A, "%s COO: no map of the %" PetscCount_FMT " entries on the device (its memory is short, or the sort failed): the values go through the host\n", ((PetscObject)A)->type_name, n));
@@ -319,7 +319,7 @@ static PetscErrorCode MatSetValuesCOO_AIJShadow(Mat A, const PetscScalar v[], In
 
       if (v) PetscCall(PetscGetMemType(v, &mtype));
       if (PetscMemTypeDevice(mtype)) PetscCall(GpuMatsCOOBlockReady(A, &done));
-      if (done) PetscCall(GpuMatsCOOBlockWrite(A, v, mode, 1, PETSC_TRUE)); /* raised once by the assembly that follows */
+      if (done) PetscCall(GpuMatsCOOBlockWrite(A, v, NULL, mode, 1, PETSC_TRUE)); /* raised once by the assembly that follows */
     }
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -44,22 +44,24 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOComposeAIJ(Mat, PetscBool set);
 /* Device values into a sequential matrix, on its own or as a block of an MPI matrix (seqaijpcsr,
    seqaijcihybrid, seqdiag), through three composed functions; the Block* functions call them:
    - Map: after the pattern is made from the entries, the map of n entries (ci, cj host arrays,
-     local indices, all in the pattern) to the stored values; 'raises' the nonzero-state increases
-     still to come from the MatSetPreallocationCOO() that made the pattern (1 on the matrix it was
-     called on, 0 for its blocks).  *has false where X has no Map.
+     local indices, all in the pattern) to the stored values; entry q's value is at place[q] (host
+     array; NULL: at q), a place p >= 0 being v[p] and p < 0 recv[-p - 1] at Write
+     (cuda/common/gpumats_coo_values.cuh); 'raises' the nonzero-state increases still to come from
+     the MatSetPreallocationCOO() that made the pattern (1 on the matrix it was called on, 0 for
+     its blocks).  *has false where X has no Map.
    - Ready: whether X takes device values now (mapped, its pattern the same, the device copy made
      and current); false where X has no Ready.
-   - Write, after Ready: the map's values (v in device memory) into the device copy, added to the
-     old ones with ADD_VALUES; 'raises' the state increases to come before X is used (the assembly
-     MatSetValuesCOO ends with); may_run_ahead false: the host values follow at once
-     (common/shadow_ahead.c). */
-typedef PetscErrorCode (*GpuMatsCOOMapFn)(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt);
+   - Write, after Ready: the map's values (v and recv in device memory, recv NULL where no place is
+     negative) into the device copy, added to the old ones with ADD_VALUES; 'raises' the state
+     increases to come before X is used (the assembly MatSetValuesCOO ends with); may_run_ahead
+     false: the host values follow at once (common/shadow_ahead.c). */
+typedef PetscErrorCode (*GpuMatsCOOMapFn)(Mat, PetscCount, const PetscInt[], const PetscInt[], const int32_t[], PetscInt);
 typedef PetscErrorCode (*GpuMatsCOOReadyFn)(Mat, PetscBool *);
-typedef PetscErrorCode (*GpuMatsCOOWriteFn)(Mat, const PetscScalar[], InsertMode, PetscInt, PetscBool);
+typedef PetscErrorCode (*GpuMatsCOOWriteFn)(Mat, const PetscScalar[], const PetscScalar[], InsertMode, PetscInt, PetscBool);
 PETSC_INTERN PetscErrorCode GpuMatsCOOComposeBlock(Mat, GpuMatsCOOMapFn, GpuMatsCOOReadyFn, GpuMatsCOOWriteFn);
-PETSC_INTERN PetscErrorCode GpuMatsCOOBlockMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt raises, PetscBool *has);
+PETSC_INTERN PetscErrorCode GpuMatsCOOBlockMap(Mat, PetscCount, const PetscInt[], const PetscInt[], const int32_t place[], PetscInt raises, PetscBool *has);
 PETSC_INTERN PetscErrorCode GpuMatsCOOBlockReady(Mat, PetscBool *ready);
-PETSC_INTERN PetscErrorCode GpuMatsCOOBlockWrite(Mat, const PetscScalar[], InsertMode, PetscInt raises, PetscBool may_run_ahead);
+PETSC_INTERN PetscErrorCode GpuMatsCOOBlockWrite(Mat, const PetscScalar v[], const PetscScalar recv[], InsertMode, PetscInt raises, PetscBool may_run_ahead);
 /* An MPI matrix with blocks that take device values (common/mpicoo.c): SetUp, after the pattern
    is made from this process's entries 's' (collective), maps each block's entries, its own and
    those received (Ad: columns from the first of this process, Ao: those of garray); SetValues
@@ -70,15 +72,16 @@ PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetUp(Mat, const GpuMatsCOOSplit *s, Ma
 PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetValues(Mat, Mat Ad, Mat Ao, const PetscScalar[], InsertMode, PetscBool *done);
 /* The stored entry (AIJ's order) of each COO entry of a sequential AIJ subclass, after its pattern
    was made from them: ci, cj host arrays in the caller's order, in range, made on the device:
-   stored entry p sums the COO values v[perm[q]], jmap[p] <= q < jmap[p + 1].
+   stored entry p sums the COO values at the places perm[q], jmap[p] <= q < jmap[p + 1] (entry q's
+   place: place[q], or q where place is NULL; see Map above).
    *nnz the stored entries; *mapped, with jmap (nnz + 1) and perm device arrays (GpuMatsCUDAFree):
    jmap NULL where every stored entry p has one COO entry, perm[p], perm NULL too where that is
-   entry p (a CSR given as COO); no map (*mapped false) when the counts do not fit 32-bit device
+   place p (a CSR given as COO); no map (*mapped false) when the counts do not fit 32-bit device
    indices or the device lacks the memory (-info says). */
 /* After Write put the values into the device copy: the shadow current now and after 'raises'
    state increases; the host AIJ follows at once unless it may run ahead (and A has no host readers) */
 PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *, PetscInt raises, PetscBool may_run_ahead);
-PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped);
+PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], const int32_t place[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped);
 #endif
 /* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the
    MatSetPreallocationCOO that made it ('raises' as for Map above) and AIJ's column array then.

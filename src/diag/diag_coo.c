@@ -29,6 +29,7 @@ typedef struct {
   PetscInt        slots_for; /*   the layout they are for (Mat_SeqDiag's count) */
 #if GPUMATS_HAVE_CUDA
   DiagDeviceCOO dev;         /*   the slots on the device, where the products run there */
+  int32_t      *place;       /*   an mpidiag's block: the place of each entry's value (common/gpumats_coo.h); NULL: in v */
 #endif
   PetscBool    seq;          /* a seqdiag: the slots of the entries are kept (an mpidiag on one process is not one) */
   PetscScalar *sendbuf, *recvbuf;
@@ -43,6 +44,7 @@ static PetscErrorCode DiagCOODestroy(void *ctx)
   PetscCall(PetscFree(c->own_slot));
 #if GPUMATS_HAVE_CUDA
   PetscCall(DiagDeviceCOODestroy(&c->dev));
+  PetscCall(PetscFree(c->place));
 #endif
   PetscCall(PetscFree2(c->sendbuf, c->recvbuf));
   PetscCall(PetscFree(c));
@@ -159,9 +161,16 @@ static PetscErrorCode DiagCOOKeepDiagonals(Mat A, DiagCOO *c, PetscBool *kept)
 }
 
 #if GPUMATS_HAVE_CUDA
+/* The place of own entry k's value (common/gpumats_coo.h) */
+static inline int32_t DiagCOOPlace(const DiagCOO *c, PetscCount k)
+{
+  return c->place ? c->place[c->split.own_k[k]] : (int32_t)c->split.own_k[k];
+}
+
 /* seqdiag: the device map by stored value (cuda/diag/diag_cuda.h), from the entries' slots: a
    counting sort of the entries by slot, their order kept within a slot (AIJ's order of summing);
-   where no slot has two entries only each slot's entry is kept */
+   where no slot has two entries only each slot's entry is kept.  Each entry is known by the place
+   of its value. */
 static PetscErrorCode DiagCOODeviceMap(Mat A, DiagCOO *c)
 {
   const DiagFormat *f       = &((Mat_SeqDiag *)A->spptr)->fmt;
@@ -178,14 +187,14 @@ static PetscErrorCode DiagCOODeviceMap(Mat A, DiagCOO *c)
   if (several) {
     for (PetscInt64 s = 0; s < nval; s++) jmap[s + 1] += jmap[s];
     PetscCall(PetscMalloc1(PetscMax(c->split.nown, 1), &from));
-    for (PetscCount k = 0; k < c->split.nown; k++) from[jmap[c->own_slot[k]]++] = (int32_t)c->split.own_k[k];
+    for (PetscCount k = 0; k < c->split.nown; k++) from[jmap[c->own_slot[k]]++] = DiagCOOPlace(c, k);
     for (PetscInt64 s = nval; s > 0; s--) jmap[s] = jmap[s - 1]; /* the starts again */
     jmap[0] = 0;
   } else {
     PetscCall(PetscFree(jmap));
     PetscCall(PetscMalloc1(PetscMax(nval, 1), &from));
-    for (PetscInt64 s = 0; s < nval; s++) from[s] = -1;
-    for (PetscCount k = 0; k < c->split.nown; k++) from[c->own_slot[k]] = (int32_t)c->split.own_k[k];
+    for (PetscInt64 s = 0; s < nval; s++) from[s] = DIAG_COO_NO_ENTRY;
+    for (PetscCount k = 0; k < c->split.nown; k++) from[c->own_slot[k]] = DiagCOOPlace(c, k);
   }
   ierr = DiagDeviceCOOCreate((long long)nval, jmap, (int32_t)(several ? c->split.nown : nval), from, &c->dev);
   PetscCall(PetscFree(jmap));
@@ -224,14 +233,14 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
 #if GPUMATS_HAVE_CUDA
 /* seqdiag: the values of the device map's entries (v in device memory) into the device copy,
    which then holds the newer values */
-static PetscErrorCode DiagCOOWriteDevice(Mat A, const DiagCOO *c, const PetscScalar *v, InsertMode mode)
+static PetscErrorCode DiagCOOWriteDevice(Mat A, const DiagCOO *c, const PetscScalar *v, const PetscScalar *recv, InsertMode mode)
 {
   Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
   PetscFunctionBegin;
   PetscCheck(c->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "seqdiag COO: device values written without a device map");
   PetscCall(MatDiagSyncDevice_SeqDiag(A)); /* the device copy made, and current where values are added */
-  PetscCall(DiagDeviceCOOSetValues(d->dev, c->dev, v, (PetscBool)(mode == ADD_VALUES)));
+  PetscCall(DiagDeviceCOOSetValues(d->dev, c->dev, v, recv, (PetscBool)(mode == ADD_VALUES)));
   d->values_at = DIAG_VALUES_DEVICE;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -250,7 +259,7 @@ static PetscErrorCode DiagCOOSetValuesDevice(Mat A, const DiagCOO *c, const Pets
     if (!c->dev || !v) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscGetMemType(v, &mtype));
     if (!PetscMemTypeDevice(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(DiagCOOWriteDevice(A, c, v, mode));
+    PetscCall(DiagCOOWriteDevice(A, c, v, NULL, mode));
     *done = PETSC_TRUE;
   }
 #else
@@ -400,9 +409,10 @@ static PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertM
 
 #if GPUMATS_HAVE_CUDA
 /* seqdiag as the diagonal block of an mpidiag (common/gpumats_coo.h, common/mpicoo.c): its
-   entries (local indices) planned and mapped by stored value as a seqdiag's own COO is.  A change
-   of diagonals shows in the layout's count, not in the nonzero state: 'raises' is not needed. */
-static PetscErrorCode MatDiagCOOMap_SeqDiag(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises)
+   entries (local indices) planned and mapped by stored value as a seqdiag's own COO is, each by
+   the place of its value (kept for the maps of later layouts).  A change of diagonals shows in the
+   layout's count, not in the nonzero state: 'raises' is not needed. */
+static PetscErrorCode MatDiagCOOMap_SeqDiag(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], const int32_t place[], PetscInt raises)
 {
   DiagCOO *c;
 
@@ -411,6 +421,10 @@ static PetscErrorCode MatDiagCOOMap_SeqDiag(Mat A, PetscCount n, const PetscInt 
   PetscCall(PetscNew(&c));
   PetscCall(DiagCOOPlan(A, n, ci, cj, c));
   PetscCall(DiagCOOAttach(A, c));
+  if (place) {
+    PetscCall(PetscMalloc1(n, &c->place));
+    PetscCall(PetscArraycpy(c->place, place, n));
+  }
   PetscCall(DiagCOOFindSlots(A, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -431,7 +445,7 @@ static PetscErrorCode MatDiagCOODeviceReady_SeqDiag(Mat A, PetscBool *ready)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatDiagCOODeviceWrite_SeqDiag(Mat A, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+static PetscErrorCode MatDiagCOODeviceWrite_SeqDiag(Mat A, const PetscScalar v[], const PetscScalar recv[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
 {
   DiagCOO *c;
 
@@ -439,7 +453,7 @@ static PetscErrorCode MatDiagCOODeviceWrite_SeqDiag(Mat A, const PetscScalar v[]
   (void)raises;        /* seqdiag's own state tells where its values are, */
   (void)may_run_ahead; /* and its host values follow when read (MatDiagSyncHost_SeqDiag) */
   PetscCall(DiagCOOGet(A, &c));
-  PetscCall(DiagCOOWriteDevice(A, c, v, mode));
+  PetscCall(DiagCOOWriteDevice(A, c, v, recv, mode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -10,9 +10,9 @@
 
 #if GPUMATS_HAVE_CUDA
 /* After the pattern is made from the entries: the stored entry of each COO entry (ci, cj on the
-   host, in the caller's order), grouped by stored entry, uploaded when the products run on the
+   host, in the caller's order; its value at place[q]), grouped by stored entry, uploaded when the products run on the
    device (raises: common/gpumats_coo.h) */
-static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscInt raises)
+static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], const int32_t place[], PetscInt raises)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
   PetscInt64      nnz;
@@ -23,7 +23,7 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
   PetscCall(PCSRDeviceCOODestroy(&p->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, &uses));
   if (!uses) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, &nnz, &jmap, &perm, &mapped));
+  PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, place, &nnz, &jmap, &perm, &mapped));
   if (!mapped) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCSRDeviceCOOCreate((int32_t)nnz, jmap, perm, &p->coo)); /* takes jmap and perm (either may be NULL) */
   PetscCall(GpuMatsCOOPatternRecord(A, raises, &p->coo_pattern));
@@ -42,13 +42,13 @@ static PetscErrorCode MatPCSRCOODeviceReady_SeqAIJPCSR(Mat A, PetscBool *ready)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatPCSRCOODeviceWrite_SeqAIJPCSR(Mat A, const PetscScalar v[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
+static PetscErrorCode MatPCSRCOODeviceWrite_SeqAIJPCSR(Mat A, const PetscScalar v[], const PetscScalar recv[], InsertMode mode, PetscInt raises, PetscBool may_run_ahead)
 {
   Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
 
   PetscFunctionBegin;
   PetscCheck(p->coo && p->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pcsr COO: device values written without a map or a device copy");
-  PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, (PetscBool)(mode == ADD_VALUES)));
+  PetscCall(PCSRDeviceCOOSetValues(p->dev, p->coo, v, recv, (PetscBool)(mode == ADD_VALUES)));
   PetscCall(GpuMatsCOODeviceValuesSet(A, &p->shadow, raises, may_run_ahead));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
