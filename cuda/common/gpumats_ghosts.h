@@ -3,7 +3,8 @@
      Create:     nsend local indices of x whose values go to other processes, nrecv ghosts.
      Pack:       gathers those values of x (device) and copies them to the pinned send buffer,
                  queued on GpuMatsCUDAGetStream(); what is queued after it may still run when
-     WaitPacked: returns, with the pinned send and receive buffers.
+     WaitPacked: returns, with the pinned send and receive buffers (at once where there are
+                 neither values to send nor ghosts).
      Unpack:     the receive buffer to 'ghosts' (device, nrecv values), queued on the stream. */
 #pragma once
 #include <petscsys.h>

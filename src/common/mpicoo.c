@@ -29,6 +29,7 @@ typedef struct {
   PetscBool          mapped;   /* every block with entries has a map */
   PetscObjectId      block[2]; /* the blocks mapped: the diagonal one, the off-process one */
   PetscCount         nb[2];    /* their entries */
+  PetscBool          exchange; /* some process sends values to another */
   PetscScalar       *recv;     /* device: the values received */
   GpuMatsGhostCopies copies; /* the values sent gathered to, the values received taken from, pinned buffers */
 } MPICOO;
@@ -122,6 +123,8 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
   c->counts.n    = s->n;
   c->counts.size = s->size;
   for (int b = 0; b < 2; b++) c->block[b] = X[b] ? ((PetscObject)X[b])->id : 0;
+  c->exchange = (PetscBool)(s->nsend > 0); /* agreed on before any process returns early */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &c->exchange, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)M)));
   if (s->n >= INT32_MAX || s->nrecv >= INT32_MAX) {
     PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries, %" PetscCount_FMT " received: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)M)->type_name, s->n, s->nrecv));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -195,10 +198,12 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
     PetscCall(PetscObjectQueryFunction((PetscObject)M, "GpuMatsMPIAheadBegin_C", &begin));
     if (begin) PetscCall((*begin)(M, &ahead));
   }
-  PetscCall(GpuMatsGhostCopiesPack(c->copies, v));
-  PetscCall(GpuMatsGhostCopiesWaitPacked(c->copies, &send, &recv));
-  PetscCall(GpuMatsCOOSplitExchange(M, &c->counts, send, recv));
-  PetscCall(GpuMatsGhostCopiesUnpack(c->copies, c->recv));
+  if (c->exchange) { /* else each process's entries are in its own rows (a DMDA's, most assemblers') */
+    PetscCall(GpuMatsGhostCopiesPack(c->copies, v));
+    PetscCall(GpuMatsGhostCopiesWaitPacked(c->copies, &send, &recv));
+    PetscCall(GpuMatsCOOSplitExchange(M, &c->counts, send, recv));
+    PetscCall(GpuMatsGhostCopiesUnpack(c->copies, c->recv));
+  }
   for (int b = 0; b < 2; b++) { /* the MPI assembly that ends MatSetValuesCOO() assembles each block once */
     if (c->nb[b]) PetscCall(GpuMatsCOOBlockWrite(X[b], v, c->recv, mode, 1, ahead));
   }
