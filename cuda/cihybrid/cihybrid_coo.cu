@@ -4,10 +4,15 @@
    received: gpumats_coo_values.cuh), and lives in the ELLPACK slot i*pitch + p when
    p < ell_len[i], else in remainder slot csr_start[i] + p - ell_len[i] (the builder keeps AIJ's
    order within each row).  Each stored entry's slot is found once for the device copy's layout
-   (4 bytes an entry), then a thread a stored entry reads it.  Found at each update instead (H100,
-   7-point 160^3): by a binary search over every row in each block's first thread, its block
-   waiting, the row took about half of the update; by a search among the block's rows, found once,
-   the update took 1.7x pcsr's; from each entry's row, kept, 1.7x too. */
+   (4 bytes an entry).  Where each stored entry has one COO value (no jmap: a DMDA's, most
+   assemblers' patterns) the map is then turned around once for the layout: the place of each slot's
+   value (4 bytes a slot, padding included), and a thread a slot writes the slots in order, as
+   pcsr writes its values; the thread a stored entry that read its slot (kept where entries have
+   several values, or the device lacks the memory) took 1.4-1.5x pcsr's update (H200, 7-point
+   160^3).  Found at each update instead (H100, 7-point 160^3): by a binary search over every row in
+   each block's first thread, its block waiting, the row took about half of the update; by a search
+   among the block's rows, found once, the update took 1.7x pcsr's; from each entry's row, 1.7x
+   too. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -18,18 +23,22 @@ extern "C" {
 #include "../common/gpumats_coo_values.cuh"
 
 #define CIHYBRID_COO_THREADS 256
+#define CIHYBRID_COO_NONE    INT32_MIN /* a slot without a COO value (ELLPACK's padding) */
 
 struct _n_CIHybridDeviceCOO {
   int32_t            nrows, nnz;
   int32_t           *slot;      /* nnz: each stored entry's slot, ELLPACK's (>= 0) or -1 - the remainder's */
   unsigned long long slots_for; /* the layout (CIHybridDevice's number) of the slots; 0: none yet */
+  int32_t           *by_slot;   /* where jmap is NULL: the place of each slot's value, ELLPACK's slots then the
+                                   remainder's (CIHYBRID_COO_NONE: none), for the layout slots_for; NULL: not made */
+  long long          nslots;    /* by_slot's length */
   int32_t           *jmap;      /* nnz + 1; NULL: one COO entry a stored entry, perm[q] */
   int32_t           *perm;      /* jmap[nnz]; NULL (with jmap): COO entry q */
   PetscScalar       *values;    /* nnz: the values in AIJ's order, gathered for the copy back */
 };
 
 /* The slots of row i's stored entries, a thread a row (rowptr: the device copy's AIJ row starts) */
-__global__ void CIHybridCOOSlots(int32_t nrows, const PetscInt *__restrict__ rowptr, PetscInt pitch, const int32_t *__restrict__ ell_len, const int32_t *__restrict__ csr_start, int32_t *slot)
+__global__ void CIHybridCOOSlotsOfRows(int32_t nrows, const PetscInt *__restrict__ rowptr, PetscInt pitch, const int32_t *__restrict__ ell_len, const int32_t *__restrict__ csr_start, int32_t *slot)
 {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += (long long)gridDim.x * blockDim.x) {
     const int32_t s = ell_len ? ell_len[i] : 0;
@@ -72,6 +81,7 @@ extern "C" PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo)
   PetscFunctionBegin;
   if (!*coo) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAFree((*coo)->slot));
+  PetscCall(GpuMatsCUDAFree((*coo)->by_slot));
   PetscCall(GpuMatsCUDAFree((*coo)->jmap));
   PetscCall(GpuMatsCUDAFree((*coo)->perm));
   PetscCall(GpuMatsCUDAFree((*coo)->values));
@@ -99,6 +109,61 @@ __global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__r
   }
 }
 
+/* by_slot[s] = none for the nslots slots */
+__global__ void CIHybridCOOBySlotClear(long long nslots, int32_t *by_slot)
+{
+  for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) by_slot[s] = CIHYBRID_COO_NONE;
+}
+
+/* Each stored entry's value place (perm[q], or q) at its slot (the remainder's after ELLPACK's nell) */
+__global__ void CIHybridCOOBySlotFill(int32_t nnz, const int32_t *__restrict__ slot, const int32_t *__restrict__ perm, long long nell, int32_t *by_slot)
+{
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
+    const int32_t t = slot[q];
+
+    by_slot[t >= 0 ? (long long)t : nell + (-1 - (long long)t)] = perm ? perm[q] : (int32_t)q;
+  }
+}
+
+/* A thread a slot, in order: its value (or the old one plus it) where it has one */
+__global__ void CIHybridCOOSlots(long long nslots, long long nell, const int32_t *__restrict__ by_slot, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ recv, int add, PetscScalar *ell_val, PetscScalar *csr_val)
+{
+  for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) {
+    const int32_t t = by_slot[s];
+
+    if (t != CIHYBRID_COO_NONE) {
+      PetscScalar      *dst = s < nell ? ell_val + s : csr_val + (s - nell);
+      const PetscScalar x   = GpuMatsCOOValue(v, recv, t);
+
+      *dst = add ? *dst + x : x;
+    }
+  }
+}
+
+/* Where jmap is NULL, the map by slot for dev's layout (whose slots are made), unless the device
+   lacks the memory: then the map by stored entry serves */
+static PetscErrorCode CIHybridCOOBySlot(CIHybridDevice dev, CIHybridDeviceCOO coo, cudaStream_t stream)
+{
+  const long long nell = (long long)dev->nrows * dev->pitch, nslots = nell + dev->nnz_csr;
+  PetscBool       ok   = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAFree(coo->by_slot));
+  coo->by_slot = NULL;
+  if (coo->jmap || !coo->nnz) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDATryMalloc((void **)&coo->by_slot, (size_t)nslots * sizeof(int32_t), &ok));
+  if (!ok) {
+    PetscCall(PetscInfo(NULL, "CIHYBRID COO: no device memory for the map by slot (%lld slots): the map by stored entry serves\n", nslots));
+    PetscFunctionReturn(0);
+  }
+  coo->nslots = nslots;
+  CIHybridCOOBySlotClear<<<GpuMatsCUDAGridBlocks(nslots, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, stream>>>(nslots, coo->by_slot);
+  GpuMatsCallCUDA(cudaGetLastError());
+  CIHybridCOOBySlotFill<<<GpuMatsCUDAGridBlocks(coo->nnz, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, stream>>>(coo->nnz, coo->slot, coo->perm, nell, coo->by_slot);
+  GpuMatsCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
 /* Whether the slots of dev's layout fit 32 bits; if so, made for it unless they are */
 static PetscErrorCode CIHybridCOOSlotsFor(CIHybridDevice dev, CIHybridDeviceCOO coo, PetscBool *fit)
 {
@@ -111,8 +176,9 @@ static PetscErrorCode CIHybridCOOSlotsFor(CIHybridDevice dev, CIHybridDeviceCOO 
   if (coo->nrows) {
     PetscCheck(dev->aij_rowptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: a device copy without AIJ's row starts");
     PetscCall(GpuMatsCUDAGetStream(&stream));
-    CIHybridCOOSlots<<<GpuMatsCUDAGridBlocks(coo->nrows, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, dev->aij_rowptr, dev->pitch, dev->ell_len, dev->csr_start, coo->slot);
+    CIHybridCOOSlotsOfRows<<<GpuMatsCUDAGridBlocks(coo->nrows, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nrows, dev->aij_rowptr, dev->pitch, dev->ell_len, dev->csr_start, coo->slot);
     GpuMatsCallCUDA(cudaGetLastError());
+    PetscCall(CIHybridCOOBySlot(dev, coo, (cudaStream_t)stream));
   }
   coo->slots_for = dev->layout;
   PetscFunctionReturn(0);
@@ -144,7 +210,13 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
   PetscFunctionBegin;
   PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
   PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values for a layout whose slots do not fit 32 bits");
-  PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, recv, add ? 1 : 0));
+  if (coo->by_slot) {
+    void *stream;
+
+    PetscCall(GpuMatsCUDAGetStream(&stream));
+    CIHybridCOOSlots<<<GpuMatsCUDAGridBlocks(coo->nslots, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nslots, (long long)dev->nrows * dev->pitch, coo->by_slot, v, recv, add ? 1 : 0, dev->ell_val, dev->csr_val);
+    GpuMatsCallCUDA(cudaGetLastError());
+  } else PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, recv, add ? 1 : 0));
   PetscFunctionReturn(0);
 }
 
