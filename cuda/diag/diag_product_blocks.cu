@@ -178,20 +178,6 @@ __global__ void __launch_bounds__(DIAG_BLOCKS_THREADS, 1) DiagProductBlocksKerne
   }
 }
 
-/* first index of the ascending v[0, n) at or above x */
-static int DiagLowerBound(const int *v, int n, long long x)
-{
-  int lo = 0, hi = n;
-
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-
-    if (v[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /* The chunks of the window of sums [dc0, dc1]: runs of B's entry diagonals (ascending offset),
    each with the A diagonals that pair with one of them into the window, as many as fit the
    staging pool and the map.  Written to chunk when not NULL; returns how many. */
