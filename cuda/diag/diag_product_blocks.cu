@@ -336,9 +336,7 @@ PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct p, DiagDevice A,
   dim3           grid;
 
   PetscFunctionBegin;
-  PetscCheck(p && A && B && C, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The DIAG blocks product needs the product object and the device copies of A, B and C (one of them is NULL)");
-  PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "The DIAG blocks product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "blocks"));
   if (!p->ndiag_c || !p->nrows) PetscFunctionReturn(0);
   PetscCheck(p->blocks, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The DIAG blocks product has no schedule: DiagDeviceProductBlocksCreate makes it (none for a CDM C that is not square, here %d x %d)", p->nrows, p->ncols);
   if (!optin) {
