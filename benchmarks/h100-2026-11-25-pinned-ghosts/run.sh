@@ -16,7 +16,7 @@ for rep in 1 2; do
 for sp in isym full; do
   sec=""; [ $sp = isym ] && sec="-fci_sector isym"
   run ${sp}_np2_pinned 2 $sec
-  run ${sp}_np2_petsc 2 $sec -mat_gpumats_pinned_ghosts 0
+  run ${sp}_np2_petsc 2 $sec -mat_gpumats_pinned_ghosts false
 done
 done
 run isym_np1 1 -fci_sector isym
@@ -26,7 +26,7 @@ nvidia-cuda-mps-control -d && {
 for sp in isym full; do
   sec=""; [ $sp = isym ] && sec="-fci_sector isym"
   run ${sp}_np2_pinned_mps 2 $sec
-  run ${sp}_np2_petsc_mps 2 $sec -mat_gpumats_pinned_ghosts 0
+  run ${sp}_np2_petsc_mps 2 $sec -mat_gpumats_pinned_ghosts false
   run ${sp}_np4_pinned_mps 4 $sec
 done
 echo quit | nvidia-cuda-mps-control; }

@@ -20,7 +20,7 @@ echo "bench at $(( $(date +%s) - T0 )) s"
 for t in aijcusparse pcsr cihybrid; do
   for pg in 1 0; do
     [ $t = aijcusparse ] && [ $pg = 0 ] && continue
-    timeout 60 mpiexec -n 2 $B/benchmarks/bench_refresh -n 160 -stencil star -dof 1 -dll_append $B/libgpumats.so -dm_mat_type $t -dm_vec_type cuda -path coo -coo_memory device -steps 2 -mults 200 -mat_gpumats_pinned_ghosts $pg -label $t-pg$pg -csv $OUT/mpi_mult.csv -log_view > $OUT/logview-$t-pg$pg.txt 2>&1
+    timeout 60 mpiexec -n 2 $B/benchmarks/bench_refresh -n 160 -stencil star -dof 1 -dll_append $B/libgpumats.so -dm_mat_type $t -dm_vec_type cuda -path coo -coo_memory device -steps 2 -mults 200 -mat_gpumats_pinned_ghosts $([ $pg = 1 ] && echo true || echo false) -label $t-pg$pg -csv $OUT/mpi_mult.csv -log_view > $OUT/logview-$t-pg$pg.txt 2>&1
     echo "$t pinned $pg rc $?: $(grep -E '^MatMult |^VecScatterBegin|^VecScatterEnd|^SFPack|^SFUnpack' $OUT/logview-$t-pg$pg.txt | awk '{print $1, $2, $4}' | tr '\n' ' ')"
   done
 done

@@ -52,6 +52,10 @@ struct _n_DiagDeviceProduct {
 /* does DiagDeviceProductNumeric take the blocks kernel for these operands (banded, DIAG_BLOCKS_MIN_DIAGONALS)? */
 PetscBool DiagBlocksPreferred(const DiagProductPlan *plan);
 
+/* the operands of a numeric product are those the product p was made for (non-NULL, their sizes,
+   C's diagonals and scheme); kernel names the caller in the messages */
+PetscErrorCode DiagDeviceProductCheckOperands(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C, const char *kernel);
+
 /* the staged kernel's per-pair records (made at its first use) */
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);
 

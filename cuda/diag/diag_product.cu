@@ -184,6 +184,15 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode DiagDeviceProductCheckOperands(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C, const char *kernel)
+{
+  PetscFunctionBegin;
+  PetscCheck(p && A && B && C, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The DIAG %s product needs the product object and the device copies of A, B and C (one of them is NULL)", kernel);
+  PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "The DIAG %s product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", kernel, p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
 {
   int T = 0;

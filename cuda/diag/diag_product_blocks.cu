@@ -178,20 +178,6 @@ __global__ void __launch_bounds__(DIAG_BLOCKS_THREADS, 1) DiagProductBlocksKerne
   }
 }
 
-/* first index of the ascending v[0, n) at or above x */
-static int DiagLowerBound(const int *v, int n, long long x)
-{
-  int lo = 0, hi = n;
-
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-
-    if (v[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /* The chunks of the window of sums [dc0, dc1]: runs of B's entry diagonals (ascending offset),
    each with the A diagonals that pair with one of them into the window, as many as fit the
    staging pool and the map.  Written to chunk when not NULL; returns how many. */
@@ -350,9 +336,7 @@ PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct p, DiagDevice A,
   dim3           grid;
 
   PetscFunctionBegin;
-  PetscCheck(p && A && B && C, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The DIAG blocks product needs the product object and the device copies of A, B and C (one of them is NULL)");
-  PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "The DIAG blocks product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "blocks"));
   if (!p->ndiag_c || !p->nrows) PetscFunctionReturn(0);
   PetscCheck(p->blocks, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The DIAG blocks product has no schedule: DiagDeviceProductBlocksCreate makes it (none for a CDM C that is not square, here %d x %d)", p->nrows, p->ncols);
   if (!optin) {

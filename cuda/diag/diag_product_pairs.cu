@@ -85,9 +85,7 @@ PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct p, DiagDevice A, 
   dim3  grid;
 
   PetscFunctionBegin;
-  PetscCheck(p && A && B && C, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The DIAG pairs product needs the product object and the device copies of A, B and C (one of them is NULL)");
-  PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "The DIAG pairs product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "pairs"));
   if (!p->ndiag_c || !p->max_len) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&s));
   grid = dim3((unsigned)((p->max_len + DIAG_PAIRS_TILE - 1) / DIAG_PAIRS_TILE), (unsigned)PetscMin(p->ndiag_c, DIAG_PAIRS_GRID_Y));

@@ -30,19 +30,6 @@ typedef struct {
   int        sum_lo;
 } DiagPlanDevice;
 
-__device__ static int DiagLowerBound(const int *v, int n, int x)
-{
-  int lo = 0, hi = n;
-
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-
-    if (v[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /* B's entry diagonal meeting A's q-th (ascending) on the sum dc with at least one row, or -1;
    *rows: how many */
 __device__ static int DiagPairOn(const DiagPlanDevice &P, int q, int dc, long long *rows)
@@ -67,8 +54,8 @@ __global__ void DiagPlanMapKernel(int neb, const int *eb_d, int lo_b, int *bmap)
 /* A's entry diagonals (ascending) whose db = dc - da lies in B's range of offsets: [*q0, *q1) */
 __device__ static void DiagPlanWindow(const DiagPlanDevice &P, int dlo, int dhi, int *q0, int *q1)
 {
-  *q0 = DiagLowerBound(P.a_off, P.nea, dlo - (P.lo_b + P.nmap - 1));
-  *q1 = DiagLowerBound(P.a_off, P.nea, dhi - P.lo_b + 1);
+  *q0 = DiagLowerBound(P.a_off, P.nea, (long long)dlo - (P.lo_b + P.nmap - 1));
+  *q1 = DiagLowerBound(P.a_off, P.nea, (long long)dhi - P.lo_b + 1);
 }
 
 /* a warp a sum: its pairs and their multiply-adds, the lanes over A's entry diagonals */

@@ -135,9 +135,7 @@ PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A,
   void *s;
 
   PetscFunctionBegin;
-  PetscCheck(p && A && B && C, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The staged DIAG product needs the product object and the device copies of A, B and C (one of them is NULL)");
-  PetscCheck(A->nrows == p->nrows && A->ncols == p->inner && B->nrows == p->inner && B->ncols == p->ncols && C->nrows == p->nrows && C->ncols == p->ncols && C->ndiag == p->ndiag_c && C->scheme == p->scheme, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "The staged DIAG product was made for C (%d x %d, %d diagonals) = A (%d x %d) B (%d x %d); got C %d x %d with %d diagonals, A %d x %d, B %d x %d (make the product again)", p->nrows, p->ncols, p->ndiag_c, p->nrows, p->inner, p->inner, p->ncols, C->nrows, C->ncols, C->ndiag, A->nrows, A->ncols, B->nrows, B->ncols);
+  PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "staged"));
   if (!p->ndiag_c || !p->nrows) PetscFunctionReturn(0);
   if (!p->npairs) { /* no pair meets: C is zero (every diagonal of C has a pair, so C has none: nothing to do) */
     PetscFunctionReturn(0);

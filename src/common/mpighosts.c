@@ -8,8 +8,8 @@
    per pattern from MPIAIJ's garray (the ghost columns, ascending: the values from each owner
    arrive in the order of the ghosts).
 
-   By default (-mat_gpumats_pinned_ghosts not given) the exchange is taken where the ghosts are
-   many: on some process at least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured with the
+   By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where the ghosts are many:
+   on some process at least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured with the
    ranks sharing one GPU: on the H2O/6-31G Hamiltonian (a CI matrix couples nearly every column)
    it cut the exchange's share of MatMult 2.4-2.7x; on a 7-point 160^3 stencil on 2 ranks (ghosts
    1.3% of the rows) MatMult took 1.03 ms with it against 0.80-0.86 ms with PETSc's scatter
@@ -140,10 +140,19 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, V
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECMPICUDA, VECSEQCUDA, ""));
   PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsMPIOf(A)->backend, &device));
   if (!cuda || !device) PetscFunctionReturn(PETSC_SUCCESS);
+  /* PETSc's scatter chosen and A's nonzero state unchanged: no reduction.  Every process takes
+     this branch or none: g and g->pinned were made together, and A->nonzerostate is the same on
+     every process (PETSc sets it by a reduction or raises it in collective calls).  A change it
+     misses only leaves the choice by the ghost count as it was: the scatter is right for any
+     pattern. */
+  g = *ghosts;
+  if (g && !g->pinned && g->nonzerostate == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  /* Else made again on every process when it is stale on one: the making is collective and the
+     pinned exchange needs every process's ghosts.  A->nonzerostate alone would miss changes (a
+     new preallocation can bring it back to its value with other ghosts), and one process's
+     off-diagonal block can change alone without raising it (a new entry in a ghost column where
+     the diagonal block may not allocate): only the reduction makes the processes agree. */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  /* made again on every process when it is stale on one: the making is collective (a COO
-     preallocation, say, makes new blocks without a new MPI nonzero state) */
-  g     = *ghosts;
   stale = (PetscBool)(!g || g->Ao != ((PetscObject)Ao)->id || g->Ao_nonzerostate != Ao->nonzerostate || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, comm));
   if (stale) {

@@ -214,11 +214,15 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
   PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
   {
-    PetscBool pinned = (PetscBool)(c->pinned_ghosts != PETSC_BOOL3_FALSE), set;
+    /* auto (unknown): by the ghost count, and shown as such by -help */
+    static const char *const choices[] = {"auto", "true", "false"};
+    static const PetscBool3  use[]     = {PETSC_BOOL3_UNKNOWN, PETSC_BOOL3_TRUE, PETSC_BOOL3_FALSE};
+    PetscInt                 choice    = c->pinned_ghosts == PETSC_BOOL3_UNKNOWN ? 0 : (c->pinned_ghosts == PETSC_BOOL3_TRUE ? 1 : 2);
+    PetscBool                set;
 
-    PetscCall(PetscOptionsBool("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (default: where some process has ghosts for a tenth of its rows or more)", "MatMult", pinned, &pinned, &set));
-    if (set && PetscBoolToBool3(pinned) != c->pinned_ghosts) { /* chosen: the exchange made again */
-      c->pinned_ghosts = PetscBoolToBool3(pinned);
+    PetscCall(PetscOptionsEList("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (auto: where some process has ghosts for a tenth of its rows or more)", "MatMult", choices, 3, choices[choice], &choice, &set));
+    if (set && use[choice] != c->pinned_ghosts) { /* chosen: the exchange made again */
+      c->pinned_ghosts = use[choice];
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
       PetscCall(GpuMatsGhostsDestroy(&c->ghosts));
 #endif

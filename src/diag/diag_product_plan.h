@@ -45,6 +45,22 @@ DIAG_HD static inline void DiagPairSegment(PetscInt nrows, PetscInt inner, Petsc
   *cshift = c_is_hm && dc < 0 ? -dc : 0;
 }
 
+/* The first index of the ascending v[0, n) whose value is x or more (n when none): the
+   windows of the device plan and the chunks of the blocks schedule.  x is long long so
+   that a sum or difference of two offsets does not overflow. */
+DIAG_HD static inline int DiagLowerBound(const int *v, int n, long long x)
+{
+  int lo = 0, hi = n;
+
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+
+    if (v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* DiagProductPlanCreate, DiagProductPlanFree, DiagProductPlanNumericHost and DiagProductPlanBytes:
    <gpumats_diag_format.h> (exported). */
 
