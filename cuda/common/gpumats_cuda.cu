@@ -237,6 +237,18 @@ PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GpuMatsCUDADeviceUUID(unsigned char uuid[16])
+{
+  cudaDeviceProp prop;
+  cudaStream_t   s;
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsCUDAStream(&s)); /* the context made, its device chosen */
+  GpuMatsCallCUDA(cudaGetDeviceProperties(&prop, GpuMatsCUDA.device));
+  memcpy(uuid, prop.uuid.bytes, 16);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GpuMatsCUDAGetStream(void **stream)
 {
   cudaStream_t s;

@@ -16,6 +16,8 @@ extern "C" {
 PetscErrorCode GpuMatsCUDASynchronize(void);
 /* Is a device there (counted, its context not made)? */
 PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present);
+/* The UUID of the device this process uses (its context made), which tells whether processes share it */
+PetscErrorCode GpuMatsCUDADeviceUUID(unsigned char uuid[16]);
 
 /* Blocks of 'threads' threads for a grid-stride loop over n items: one item a thread up to 2^20
    blocks (the loop strides over the rest), at least one block */

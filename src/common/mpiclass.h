@@ -124,8 +124,9 @@ typedef struct _n_GpuMatsGhosts *GpuMatsGhosts;
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
 /* y = A x (+ y0 when not NULL) for A hosted by MPIAIJ, the exchange made (again) in *ghosts when
    A's pattern changed; *done false, nothing done, where it does not apply (host vectors, one
-   process, GPU-aware MPI, products on the host) or is not taken ('use' false, or unknown and
-   the ghosts few: GPUMATS_PINNED_GHOSTS_FRACTION): the same answer on every process */
+   process, GPU-aware MPI, products on the host) or is not taken ('use' false, or unknown,
+   processes sharing a GPU and the ghosts few: GPUMATS_PINNED_GHOSTS_FRACTION): the same answer
+   on every process */
 #define GPUMATS_PINNED_GHOSTS_FRACTION 0.1
 PETSC_INTERN PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, Vec x, Vec y0, Vec y, PetscBool *done);
 PETSC_INTERN PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *);

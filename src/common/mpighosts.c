@@ -8,15 +8,18 @@
    per pattern from MPIAIJ's garray (the ghost columns, ascending: the values from each owner
    arrive in the order of the ghosts).
 
-   By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where the ghosts are many:
-   on some process at least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured with the
-   ranks sharing one GPU: on the H2O/6-31G Hamiltonian (a CI matrix couples nearly every column)
-   it cut the exchange's share of MatMult 2.4-2.7x; on a 7-point 160^3 stencil on 2 ranks (ghosts
-   1.3% of the rows) MatMult took 1.03 ms with it against 0.80-0.86 ms with PETSc's scatter
-   (aijcusparse 0.82 ms). */
+   By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where each process has a
+   GPU of its own, and where processes share one, only if the ghosts are many: on some process at
+   least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured on H200s: on the H2O/6-31G
+   Hamiltonian (a CI matrix couples nearly every column), ranks sharing one GPU, it cut the
+   exchange's share of MatMult 2.4-2.7x; on a 7-point 160^3 stencil on 2 ranks (ghosts 1.3% of
+   the rows) pcsr's MatMult took 1.03 ms with it against 0.80 ms with PETSc's scatter (aijcusparse
+   0.82 ms) on one shared GPU, and 0.138 ms against 0.173 ms (aijcusparse 0.172 ms) on a GPU
+   each. */
 #include "common/gpumats_impl.h"
 
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  #include "cuda/common/gpumats_cuda.h" /* GpuMatsCUDADeviceUUID */
   #include "cuda/common/gpumats_ghosts.h"
 
 struct _n_GpuMatsGhosts {
@@ -47,6 +50,28 @@ PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *ghosts)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether two processes of A's communicator use the same GPU (collective) */
+static PetscErrorCode GpuMatsGhostsShareGPU(MPI_Comm comm, PetscBool *shared)
+{
+  MPI_Comm      node;
+  PetscMPIInt   n;
+  unsigned char mine[16], *all;
+
+  PetscFunctionBegin;
+  *shared = PETSC_FALSE;
+  PetscCall(GpuMatsCUDADeviceUUID(mine));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &n));
+  PetscCall(PetscMalloc1(16 * (size_t)n, &all));
+  PetscCallMPI(MPI_Allgather(mine, 16, MPI_UNSIGNED_CHAR, all, 16, MPI_UNSIGNED_CHAR, node));
+  for (PetscMPIInt a = 0; a < n && !*shared; a++)
+    for (PetscMPIInt b = a + 1; b < n && !*shared; b++) PetscCall(PetscMemcmp(all + 16 * a, all + 16 * b, 16, shared));
+  PetscCall(PetscFree(all));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, shared, 1, MPIU_BOOL, MPI_LOR, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Each ghost column's owner is found and told which of its values this process needs; each
    process keeps the lists of its own values that the others need */
 static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[], PetscBool3 use, GpuMatsGhosts *ghosts)
@@ -68,10 +93,12 @@ static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[]
   g->pinned          = (PetscBool)(use == PETSC_BOOL3_TRUE);
   if (use == PETSC_BOOL3_UNKNOWN) { /* the same choice on every process: the exchanges must match */
     PetscReal most = (PetscReal)nghost / (PetscReal)PetscMax(A->rmap->n, 1);
+    PetscBool shared;
 
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPIU_REAL, MPIU_MAX, comm));
-    g->pinned = (PetscBool)(most >= GPUMATS_PINNED_GHOSTS_FRACTION);
-    PetscCall(PetscInfo(A, "Ghost values %s: at most %.3g ghosts a row on a process (pinned buffers from %g; -mat_gpumats_pinned_ghosts chooses)\n", g->pinned ? "through pinned buffers" : "by PETSc's scatter", (double)most, (double)GPUMATS_PINNED_GHOSTS_FRACTION));
+    PetscCall(GpuMatsGhostsShareGPU(comm, &shared));
+    g->pinned = (PetscBool)(!shared || most >= GPUMATS_PINNED_GHOSTS_FRACTION);
+    PetscCall(PetscInfo(A, "Ghost values %s: %s, at most %.3g ghosts a row on a process (pinned buffers on a GPU a process, or from %g ghosts a row; -mat_gpumats_pinned_ghosts chooses)\n", g->pinned ? "through pinned buffers" : "by PETSc's scatter", shared ? "processes share a GPU" : "a GPU a process", (double)most, (double)GPUMATS_PINNED_GHOSTS_FRACTION));
   }
   if (!g->pinned) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_size(comm, &size));
