@@ -1,7 +1,8 @@
 /* The products of an MPI type whose storage owns its two blocks and the scatter of the ghost
    values (GpuMatsMPIStorage.get_scatter; mpidiag): the scatter begins, the diagonal block
    multiplies while the ghost values travel, the scatter ends, the off-process block adds its
-   part.  The transposes go the other way: the off-process block's part is scattered back and
+   part; with device vectors and an MPI that is not GPU-aware, the exchange through pinned
+   buffers of mpighosts.c instead, where it is taken.  The transposes go the other way: the off-process block's part is scattered back and
    added.  Any class may own its scatter this way; the MPIAIJ-hosted ones use MPIAIJ's. */
 #include "common/gpumats_impl.h"
 
@@ -24,10 +25,15 @@ static PetscErrorCode MPIBlocksMult(Mat M, Vec x, Vec y0, Vec y)
   Mat        A, B;
   VecScatter scatter;
   Vec        lvec;
+  PetscBool  done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MPIBlocksGet(M, "MatMult", &A, &B, &scatter, &lvec));
   PetscCall(GpuMatsMPICheckBackend(M));
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  PetscCall(GpuMatsGhostsMult(M, x, y0, y, &done));
+#endif
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterBegin(scatter, x, lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (y0) PetscCall((*A->ops->multadd)(A, x, y0, y));
   else PetscCall((*A->ops->mult)(A, x, y));

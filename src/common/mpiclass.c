@@ -12,6 +12,7 @@ PetscErrorCode GpuMatsMPIInitialize(GpuMatsMPI *c, const GpuMatsMPIClass *cls, c
   c->cls     = cls;
   c->storage = storage;
   c->backend = GPUMATS_BACKEND_AUTO;
+  c->pinned_ghosts = PETSC_BOOL3_UNKNOWN;
   PetscCall(PetscMalloc(cls->settings_size, &c->settings));
   PetscCall(PetscMemcpy(c->settings, cls->settings_default, cls->settings_size));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -21,6 +22,9 @@ PetscErrorCode GpuMatsMPIFinalize(GpuMatsMPI *c)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(c->settings));
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+  PetscCall(GpuMatsGhostsDestroy(&c->ghosts));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -30,7 +34,8 @@ PetscErrorCode GpuMatsMPICopySettings(Mat A, Mat B)
 
   PetscFunctionBegin;
   PetscCheck(a->cls == b->cls, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Settings of a %s given to a %s", a->cls->mpitype, b->cls->mpitype);
-  b->backend = a->backend;
+  b->backend       = a->backend;
+  b->pinned_ghosts = a->pinned_ghosts;
   PetscCall(PetscMemcpy(b->settings, a->settings, a->cls->settings_size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -125,13 +130,27 @@ PetscErrorCode GpuMatsMPICheckBackend(Mat A)
 
 PetscErrorCode GpuMatsMPISetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
 {
-  GpuMatsBackend backend;
+  GpuMatsMPI              *c         = GpuMatsMPIOf(A);
+  static const char *const choices[] = {"auto", "true", "false"}; /* auto (unknown) shown as such by -help */
+  static const PetscBool3  use[]     = {PETSC_BOOL3_UNKNOWN, PETSC_BOOL3_TRUE, PETSC_BOOL3_FALSE};
+  PetscInt                 choice    = c->pinned_ghosts == PETSC_BOOL3_UNKNOWN ? 0 : (c->pinned_ghosts == PETSC_BOOL3_TRUE ? 1 : 2);
+  GpuMatsBackend           backend;
+  PetscBool                set;
 
   PetscFunctionBegin;
-  PetscCall((*GpuMatsMPIOf(A)->cls->set_from_options)(A, PetscOptionsObject));
+  PetscCall((*c->cls->set_from_options)(A, PetscOptionsObject));
   PetscCall(MatGpuMatsGetBackend(A, &backend));
   PetscCall(GpuMatsBackendFromOptions(&backend, PetscOptionsObject));
   PetscCall(MatGpuMatsSetBackend(A, backend));
+  PetscCall(PetscOptionsEList("-mat_gpumats_pinned_ghosts",
+                              "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (auto: where each process has a GPU of its own; where processes share one, only where some process has ghosts for a tenth of its rows or more)",
+                              "MatMult", choices, 3, choices[choice], &choice, &set));
+  if (set && use[choice] != c->pinned_ghosts) { /* chosen: the exchange made again */
+    c->pinned_ghosts = use[choice];
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+    PetscCall(GpuMatsGhostsDestroy(&c->ghosts));
+#endif
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

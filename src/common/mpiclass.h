@@ -50,7 +50,11 @@ typedef struct {
   PetscErrorCode (*get_blocks)(Mat, Mat *diagonal, Mat *offdiagonal);
   /* the scatter of x's ghost values and the vector it fills, when the storage owns them */
   PetscErrorCode (*get_scatter)(Mat, VecScatter *, Vec *lvec);
+  /* the global column of each column of the off-process block (ascending), once assembled */
+  PetscErrorCode (*get_ghost_columns)(Mat, const PetscInt *garray[]);
 } GpuMatsMPIStorage;
+
+typedef struct _n_GpuMatsGhosts *GpuMatsGhosts; /* mpighosts.c */
 
 /* At A->spptr of every MPI type (the first member of the storage's context) */
 typedef struct {
@@ -58,6 +62,8 @@ typedef struct {
   const GpuMatsMPIStorage *storage;
   GpuMatsBackend           backend;
   void                    *settings;
+  PetscBool3               pinned_ghosts; /* -mat_gpumats_pinned_ghosts (unknown: auto) */
+  GpuMatsGhosts            ghosts;        /* that exchange, made at the first product that uses it */
 } GpuMatsMPI;
 
 #define GpuMatsMPIOf(A) ((GpuMatsMPI *)(A)->spptr)
@@ -78,7 +84,8 @@ PETSC_INTERN PetscErrorCode GpuMatsMPIUpdateBlocks(Mat);
 PETSC_INTERN PetscErrorCode GpuMatsMPIConvertBlocks(Mat A, Mat Ad, Mat Ao);
 /* New blocks of the class's kinds from the assembled SeqAIJ blocks Ad and Ao (untouched) */
 PETSC_INTERN PetscErrorCode GpuMatsMPICreateBlocks(Mat A, Mat Ad, Mat Ao, Mat *diagonal, Mat *offdiagonal);
-/* The options: the format's, then -mat_gpumats_backend, both through the public setters */
+/* The options: the format's, then -mat_gpumats_backend, both through the public setters, and
+   -mat_gpumats_pinned_ghosts */
 PETSC_INTERN PetscErrorCode GpuMatsMPISetFromOptions(Mat, GPUMATS_OPTIONS_ARG);
 /* With an ASCII info viewer, the section that shows the blocks, one line each per process */
 PETSC_INTERN PetscErrorCode GpuMatsMPIViewBlocks(Mat, PetscViewer);
@@ -120,15 +127,14 @@ PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetParentOps(Mat, const struct _MatO
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
 
 /* ---- mpighosts.c: the ghost values through pinned buffers of the matrix's own (CUDA) ---- */
-typedef struct _n_GpuMatsGhosts *GpuMatsGhosts;
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-/* y = A x (+ y0 when not NULL) for A hosted by MPIAIJ, the exchange made (again) in *ghosts when
-   A's pattern changed; *done false, nothing done, where it does not apply (host vectors, one
-   process, GPU-aware MPI, products on the host) or is not taken ('use' false, or unknown,
-   processes sharing a GPU and the ghosts few: GPUMATS_PINNED_GHOSTS_FRACTION): the same answer
-   on every process */
+/* y = A x (+ y0 when not NULL) with the blocks and ghost columns of A's storage, the exchange
+   made (again) in GpuMatsMPIOf(A)->ghosts when A's pattern changed; *done false, nothing done,
+   where it does not apply (host vectors, one process, GPU-aware MPI, products on the host) or is
+   not taken (-mat_gpumats_pinned_ghosts false, or auto with processes sharing a GPU and the
+   ghosts few: GPUMATS_PINNED_GHOSTS_FRACTION): the same answer on every process */
 #define GPUMATS_PINNED_GHOSTS_FRACTION 0.1
-PETSC_INTERN PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, Vec x, Vec y0, Vec y, PetscBool *done);
+PETSC_INTERN PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done);
 PETSC_INTERN PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *);
 #endif
 

@@ -1,12 +1,12 @@
-/* The ghost values of an MPI matrix hosted by MATMPIAIJ (mpishadow.c), exchanged through pinned
-   host buffers of the matrix's own when its vectors are on the device and MPI is not GPU-aware
+/* The ghost values of an MPI matrix (hosted by MATMPIAIJ, mpishadow.c, or owning its blocks,
+   mpiblocks.c: mpidiag), exchanged through pinned host buffers of the matrix's own when its vectors are on the device and MPI is not GPU-aware
    (-use_gpu_aware_mpi 0).  PETSc's scatter then copies them through unpinned host buffers, and
    begins it before the diagonal block's product; here the values to send are gathered and
    copied first, the diagonal block's product is queued behind them and runs while the host
    waits for the copy and exchanges the values with MPI, then the ghosts go up and the
    off-process block adds its part.  The processes to exchange with, and what, are found once
-   per pattern from MPIAIJ's garray (the ghost columns, ascending: the values from each owner
-   arrive in the order of the ghosts).
+   per pattern from the storage's ghost columns (MPIAIJ's garray, ascending: the values from each
+   owner arrive in the order of the ghosts).
 
    By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where each process has a
    GPU of its own, and where processes share one, only if the ghosts are many: on some process at
@@ -148,9 +148,11 @@ static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[]
 
 /* y = A x (+ y0) with the exchange above; *done false (nothing done) where it does not apply:
    host vectors, one process, GPU-aware MPI, products on the host.  The same on every process. */
-PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, Vec x, Vec y0, Vec y, PetscBool *done)
+PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
 {
-  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  GpuMatsMPI        *mpi    = GpuMatsMPIOf(A);
+  GpuMatsGhosts     *ghosts = &mpi->ghosts;
+  MPI_Comm           comm   = PetscObjectComm((PetscObject)A);
   Mat                Ad, Ao;
   const PetscInt    *garray;
   const PetscScalar *xa;
@@ -163,9 +165,9 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, V
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size == 1 || use_gpu_aware_mpi || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  if (size == 1 || use_gpu_aware_mpi || !A->assembled || mpi->pinned_ghosts == PETSC_BOOL3_FALSE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECMPICUDA, VECSEQCUDA, ""));
-  PetscCall(GpuMatsBackendUsesDevice(A, GpuMatsMPIOf(A)->backend, &device));
+  PetscCall(GpuMatsBackendUsesDevice(A, mpi->backend, &device));
   if (!cuda || !device) PetscFunctionReturn(PETSC_SUCCESS);
   /* PETSc's scatter chosen and A's nonzero state unchanged: no reduction.  Every process takes
      this branch or none: g and g->pinned were made together, and A->nonzerostate is the same on
@@ -179,12 +181,13 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, GpuMatsGhosts *ghosts, PetscBool3 use, V
      new preallocation can bring it back to its value with other ghosts), and one process's
      off-diagonal block can change alone without raising it (a new entry in a ghost column where
      the diagonal block may not allocate): only the reduction makes the processes agree. */
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall((*mpi->storage->get_blocks)(A, &Ad, &Ao));
+  PetscCall((*mpi->storage->get_ghost_columns)(A, &garray));
   stale = (PetscBool)(!g || g->Ao != ((PetscObject)Ao)->id || g->Ao_nonzerostate != Ao->nonzerostate || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, comm));
   if (stale) {
     PetscCall(GpuMatsGhostsDestroy(ghosts));
-    PetscCall(GpuMatsGhostsCreate(A, Ao, garray, use, ghosts));
+    PetscCall(GpuMatsGhostsCreate(A, Ao, garray, mpi->pinned_ghosts, ghosts));
   }
   g = *ghosts;
   if (!g->pinned) PetscFunctionReturn(PETSC_SUCCESS);

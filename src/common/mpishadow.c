@@ -10,8 +10,6 @@
 typedef struct {
   GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
   struct _MatOps parent;
-  PetscBool3     pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies (unknown: by the ghost count) */
-  GpuMatsGhosts  ghosts;        /* made at the first product that uses it */
   /* the blocks' device copies ahead of their host AIJ (MatSetValuesCOO from device memory,
      common/mpicoo.c): MPIAIJ's own ops read the blocks' host arrays, so A's table syncs them first */
   PetscBool      ahead;
@@ -30,7 +28,16 @@ static PetscErrorCode MPIShadowGetBlocks(Mat A, Mat *Ad, Mat *Ao)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const GpuMatsMPIStorage MPIShadowStorage = {MPIShadowGetBlocks, NULL};
+static PetscErrorCode MPIShadowGetGhostColumns(Mat A, const PetscInt *garray[])
+{
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, garray));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const GpuMatsMPIStorage MPIShadowStorage = {MPIShadowGetBlocks, NULL, MPIShadowGetGhostColumns};
 
 PetscErrorCode GpuMatsMPIShadowGetParentOps(Mat A, const struct _MatOps **parent)
 {
@@ -125,9 +132,6 @@ static PetscErrorCode MPIShadowComposeAll(Mat A, PetscBool set);
 static PetscErrorCode MPIShadowContextDestroy(Mat A)
 {
   PetscFunctionBegin;
-#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-  PetscCall(GpuMatsGhostsDestroy(&MPIShadowOf(A)->ghosts));
-#endif
   PetscCall(GpuMatsMPIFinalize(GpuMatsMPIOf(A)));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -157,7 +161,7 @@ static PetscErrorCode MPIShadowMult(Mat A, Vec x, Vec y0, Vec y)
   PetscFunctionBegin;
   PetscCall(GpuMatsMPICheckBackend(A));
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-  if (c->pinned_ghosts != PETSC_BOOL3_FALSE) PetscCall(GpuMatsGhostsMult(A, &c->ghosts, c->pinned_ghosts, x, y0, y, &done));
+  PetscCall(GpuMatsGhostsMult(A, x, y0, y, &done));
 #endif
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   if (y0) PetscCall((*c->parent.multadd)(A, x, y0, y));
@@ -201,7 +205,6 @@ static PetscErrorCode MatDuplicate_MPIAIJShadow(Mat A, MatDuplicateOption op, Ma
   /* MatDuplicate_MPIAIJ creates B with A's type name and duplicates the blocks */
   PetscCall((*MPIShadowOf(A)->parent.duplicate)(A, op, B));
   PetscCall(GpuMatsMPICopySettings(A, *B));
-  MPIShadowOf(*B)->pinned_ghosts = MPIShadowOf(A)->pinned_ghosts;
   PetscCall(MPIShadowConvertHostedBlocks(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -213,21 +216,6 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
   PetscFunctionBegin;
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
   PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
-  {
-    /* auto (unknown): by the ghost count, and shown as such by -help */
-    static const char *const choices[] = {"auto", "true", "false"};
-    static const PetscBool3  use[]     = {PETSC_BOOL3_UNKNOWN, PETSC_BOOL3_TRUE, PETSC_BOOL3_FALSE};
-    PetscInt                 choice    = c->pinned_ghosts == PETSC_BOOL3_UNKNOWN ? 0 : (c->pinned_ghosts == PETSC_BOOL3_TRUE ? 1 : 2);
-    PetscBool                set;
-
-    PetscCall(PetscOptionsEList("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (auto: where some process has ghosts for a tenth of its rows or more)", "MatMult", choices, 3, choices[choice], &choice, &set));
-    if (set && use[choice] != c->pinned_ghosts) { /* chosen: the exchange made again */
-      c->pinned_ghosts = use[choice];
-#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-      PetscCall(GpuMatsGhostsDestroy(&c->ghosts));
-#endif
-    }
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -304,8 +292,7 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReu
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATMPIAIJ can be converted", ((PetscObject)B)->type_name, cls->mpitype);
 
   PetscCall(PetscNew(&c));
-  c->parent        = *B->ops;
-  c->pinned_ghosts = PETSC_BOOL3_UNKNOWN;
+  c->parent = *B->ops;
   PetscCall(GpuMatsMPIInitialize(&c->mpi, cls, &MPIShadowStorage));
   B->spptr = c;
 

@@ -94,8 +94,15 @@ static PetscErrorCode MPIDiagGetScatter(Mat M, VecScatter *scatter, Vec *lvec)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MPIDiagGetGhostColumns(Mat M, const PetscInt *garray[])
+{
+  PetscFunctionBegin;
+  *garray = MPIDiagOf(M)->garray;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the multiplies: src/common/mpiblocks.c, the diagonal block while the ghosts travel */
-static const GpuMatsMPIStorage MPIDiagStorage = {MPIDiagGetBlocks, MPIDiagGetScatter};
+static const GpuMatsMPIStorage MPIDiagStorage = {MPIDiagGetBlocks, MPIDiagGetScatter, MPIDiagGetGhostColumns};
 
 /* ---- the algebra: mpidiag_algebra.c; the solvers' operations: mpidiag_solverops.c ---- */
 
@@ -295,6 +302,19 @@ static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Before the blocks take values in device memory (common/mpicoo.c): they may keep them on the
+   device only, unlike MPIAIJ's blocks (mpishadow.c), whose host arrays MPIAIJ's own ops read.
+   mpidiag reads its blocks through their ops, which bring their host values up to date first,
+   or after MatGetRowIJ, which makes the pcsr block send values back to the host at once from
+   then on; the seqdiag block's host values follow when read. */
+static PetscErrorCode MPIDiagAheadBegin(Mat M, PetscBool *ahead)
+{
+  PetscFunctionBegin;
+  (void)M;
+  *ahead = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The common MPI functions (backend, MatGpuMatsUsesDevice_C, conversion from MPIAIJ, the
    class's settings: src/common/mpiclass.c), then the type's own */
 static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
@@ -305,6 +325,7 @@ static PetscErrorCode MPIDiagCompose(Mat M, PetscBool set)
   PetscCall(MPIDiagComposeAssembly(M, set));
   PetscCall(MatDiagComposeAIJProducts(M, set)); /* sparse products through MPIAIJ (diag_product_aij.c) */
   PetscCall(MatDiagComposeCOO(M, set));          /* COO assembly (diag_coo.c) */
+  PetscCall(PetscObjectComposeFunction((PetscObject)M, "GpuMatsMPIAheadBegin_C", set ? MPIDiagAheadBegin : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
