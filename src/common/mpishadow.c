@@ -10,7 +10,7 @@
 typedef struct {
   GpuMatsMPI     mpi; /* first: GpuMatsMPIOf */
   struct _MatOps parent;
-  PetscBool3     pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies (unknown: by the ghost count) */
+  PetscBool3     pinned_ghosts; /* -mat_gpumats_pinned_ghosts: the exchange of mpighosts.c where it applies (unknown: auto, by the GPUs of the processes and the ghost count) */
   GpuMatsGhosts  ghosts;        /* made at the first product that uses it */
   /* the blocks' device copies ahead of their host AIJ (MatSetValuesCOO from device memory,
      common/mpicoo.c): MPIAIJ's own ops read the blocks' host arrays, so A's table syncs them first */
@@ -214,13 +214,13 @@ static PetscErrorCode MatSetFromOptions_MPIAIJShadow(Mat A, GPUMATS_OPTIONS_ARG)
   if (c->parent.setfromoptions) PetscCall((*c->parent.setfromoptions)(A, PetscOptionsObject));
   PetscCall(GpuMatsMPISetFromOptions(A, PetscOptionsObject));
   {
-    /* auto (unknown): by the ghost count, and shown as such by -help */
+    /* auto (unknown): the choice left to mpighosts.c, and shown as such by -help */
     static const char *const choices[] = {"auto", "true", "false"};
     static const PetscBool3  use[]     = {PETSC_BOOL3_UNKNOWN, PETSC_BOOL3_TRUE, PETSC_BOOL3_FALSE};
     PetscInt                 choice    = c->pinned_ghosts == PETSC_BOOL3_UNKNOWN ? 0 : (c->pinned_ghosts == PETSC_BOOL3_TRUE ? 1 : 2);
     PetscBool                set;
 
-    PetscCall(PetscOptionsEList("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (auto: where some process has ghosts for a tenth of its rows or more)", "MatMult", choices, 3, choices[choice], &choice, &set));
+    PetscCall(PetscOptionsEList("-mat_gpumats_pinned_ghosts", "Device vectors, MPI not GPU-aware: the ghost values through pinned buffers of the matrix's own, the diagonal block's product queued behind their copy (auto: where each process has a GPU of its own, or some process has ghosts for a tenth of its rows or more)", "MatMult", choices, 3, choices[choice], &choice, &set));
     if (set && use[choice] != c->pinned_ghosts) { /* chosen: the exchange made again */
       c->pinned_ghosts = use[choice];
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
