@@ -31,7 +31,6 @@ struct _n_CIHybridDeviceCOO {
   unsigned long long slots_for; /* the layout (CIHybridDevice's number) of the slots; 0: none yet */
   int32_t           *by_slot;   /* where jmap is NULL: the place of each slot's value, ELLPACK's slots then the
                                    remainder's (CIHYBRID_COO_NONE: none), for the layout slots_for; NULL: not made */
-  long long          nslots;    /* by_slot's length */
   int32_t           *jmap;      /* nnz + 1; NULL: one COO entry a stored entry, perm[q] */
   int32_t           *perm;      /* jmap[nnz]; NULL (with jmap): COO entry q */
   PetscScalar       *values;    /* nnz: the values in AIJ's order, gathered for the copy back */
@@ -89,14 +88,20 @@ extern "C" PetscErrorCode CIHybridDeviceCOODestroy(CIHybridDeviceCOO *coo)
   PetscFunctionReturn(0);
 }
 
+/* Slot t of a stored entry in ell (ELLPACK's slots, t >= 0) or rem (the remainder's, -1 - t) */
+template <typename T>
+static __device__ __forceinline__ T *CIHybridCOOSlotAt(int32_t t, T *ell, T *rem)
+{
+  return t >= 0 ? ell + t : rem + (-1 - (long long)t);
+}
+
 /* A thread a stored entry.  to_slots: the sum of its COO values (AIJ's arithmetic: summed, then
    added to the old value or put in its place) into its slot; else the slot's value into
    values[q], AIJ's order. */
 __global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__restrict__ slot, const int32_t *__restrict__ jmap, const int32_t *__restrict__ perm, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ recv, int add, PetscScalar *ell_val, PetscScalar *csr_val, PetscScalar *values)
 {
   for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
-    const int32_t t   = slot[q];
-    PetscScalar  *dst = t >= 0 ? ell_val + t : csr_val + (-1 - (long long)t);
+    PetscScalar *dst = CIHybridCOOSlotAt(slot[q], ell_val, csr_val);
 
     if (to_slots) {
       PetscScalar sum = 0.0;
@@ -118,11 +123,7 @@ __global__ void CIHybridCOOBySlotClear(long long nslots, int32_t *by_slot)
 /* Each stored entry's value place (perm[q], or q) at its slot (the remainder's after ELLPACK's nell) */
 __global__ void CIHybridCOOBySlotFill(int32_t nnz, const int32_t *__restrict__ slot, const int32_t *__restrict__ perm, long long nell, int32_t *by_slot)
 {
-  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
-    const int32_t t = slot[q];
-
-    by_slot[t >= 0 ? (long long)t : nell + (-1 - (long long)t)] = perm ? perm[q] : (int32_t)q;
-  }
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) *CIHybridCOOSlotAt(slot[q], by_slot, by_slot + nell) = perm ? perm[q] : (int32_t)q;
 }
 
 /* A thread a slot, in order: its value (or the old one plus it) where it has one */
@@ -156,7 +157,6 @@ static PetscErrorCode CIHybridCOOBySlot(CIHybridDevice dev, CIHybridDeviceCOO co
     PetscCall(PetscInfo(NULL, "CIHYBRID COO: no device memory for the map by slot (%lld slots): the map by stored entry serves\n", nslots));
     PetscFunctionReturn(0);
   }
-  coo->nslots = nslots;
   CIHybridCOOBySlotClear<<<GpuMatsCUDAGridBlocks(nslots, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, stream>>>(nslots, coo->by_slot);
   GpuMatsCallCUDA(cudaGetLastError());
   CIHybridCOOBySlotFill<<<GpuMatsCUDAGridBlocks(coo->nnz, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, stream>>>(coo->nnz, coo->slot, coo->perm, nell, coo->by_slot);
@@ -210,11 +210,12 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
   PetscFunctionBegin;
   PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
   PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values for a layout whose slots do not fit 32 bits");
-  if (coo->by_slot) {
-    void *stream;
+  if (coo->by_slot) { /* made for dev's layout (CIHybridCOOSlotsFor): its slots */
+    const long long nell = (long long)dev->nrows * dev->pitch, nslots = nell + dev->nnz_csr;
+    void           *stream;
 
     PetscCall(GpuMatsCUDAGetStream(&stream));
-    CIHybridCOOSlots<<<GpuMatsCUDAGridBlocks(coo->nslots, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(coo->nslots, (long long)dev->nrows * dev->pitch, coo->by_slot, v, recv, add ? 1 : 0, dev->ell_val, dev->csr_val);
+    CIHybridCOOSlots<<<GpuMatsCUDAGridBlocks(nslots, CIHYBRID_COO_THREADS), CIHYBRID_COO_THREADS, 0, (cudaStream_t)stream>>>(nslots, nell, coo->by_slot, v, recv, add ? 1 : 0, dev->ell_val, dev->csr_val);
     GpuMatsCallCUDA(cudaGetLastError());
   } else PetscCall(CIHybridCOOLaunch(dev, coo, 1, v, recv, add ? 1 : 0));
   PetscFunctionReturn(0);

@@ -70,6 +70,9 @@ PETSC_INTERN PetscErrorCode GpuMatsCOOBlockWrite(Mat, const PetscScalar v[], con
    block Ready.  Both do nothing without a PETSc with CUDA (v cannot be told to be on the device). */
 PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetUp(Mat, const GpuMatsCOOSplit *s, Mat Ad, Mat Ao, const PetscInt garray[]);
 PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetValues(Mat, Mat Ad, Mat Ao, const PetscScalar[], InsertMode, PetscBool *done);
+/* After Write put the values into the device copy: the shadow current now and after 'raises'
+   state increases; the host AIJ follows at once unless it may run ahead (and A has no host readers) */
+PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *, PetscInt raises, PetscBool may_run_ahead);
 /* The stored entry (AIJ's order) of each COO entry of a sequential AIJ subclass, after its pattern
    was made from them: ci, cj host arrays in the caller's order, in range, made on the device:
    stored entry p sums the COO values at the places perm[q], jmap[p] <= q < jmap[p + 1] (entry q's
@@ -78,9 +81,6 @@ PETSC_INTERN PetscErrorCode GpuMatsMPICOOSetValues(Mat, Mat Ad, Mat Ao, const Pe
    jmap NULL where every stored entry p has one COO entry, perm[p], perm NULL too where that is
    place p (a CSR given as COO); no map (*mapped false) when the counts do not fit 32-bit device
    indices or the device lacks the memory (-info says). */
-/* After Write put the values into the device copy: the shadow current now and after 'raises'
-   state increases; the host AIJ follows at once unless it may run ahead (and A has no host readers) */
-PETSC_INTERN PetscErrorCode GpuMatsCOODeviceValuesSet(Mat, GpuMatsShadow *, PetscInt raises, PetscBool may_run_ahead);
 PETSC_INTERN PetscErrorCode GpuMatsCOOStoredMap(Mat, PetscCount, const PetscInt[], const PetscInt[], const int32_t place[], PetscInt64 *nnz, int32_t **jmap, int32_t **perm, PetscBool *mapped);
 #endif
 /* The pattern a device COO map (pcsr, cihybrid) was made for: A's nonzero state after the

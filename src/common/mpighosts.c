@@ -50,14 +50,43 @@ PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *ghosts)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether two processes of A's communicator use the same GPU (collective) */
+/* GpuMatsGhostsShareGPU's answer, which cannot change within a run, kept on the communicator as
+   an attribute (a PetscBool, freed with the communicator); the keyval is made at the first question */
+static PetscMPIInt GpuMatsGhostsShareGPUKeyval = MPI_KEYVAL_INVALID;
+
+static PetscMPIInt MPIAPI GpuMatsGhostsShareGPUDelete(MPI_Comm comm, PetscMPIInt keyval, void *shared, void *extra)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(shared));
+  PetscFunctionReturn(MPI_SUCCESS);
+}
+
+static PetscErrorCode GpuMatsGhostsFinalize(void)
+{
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_free_keyval(&GpuMatsGhostsShareGPUKeyval)); /* the attributes set stay until their communicators go */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether two processes of A's communicator use the same GPU (collective).  The attribute is set
+   on every process of comm at once, after the reductions, so every process finds it or none does. */
 static PetscErrorCode GpuMatsGhostsShareGPU(MPI_Comm comm, PetscBool *shared)
 {
   MPI_Comm      node;
-  PetscMPIInt   n;
+  PetscMPIInt   n, found;
+  PetscBool    *cached;
   unsigned char mine[16], *all;
 
   PetscFunctionBegin;
+  if (GpuMatsGhostsShareGPUKeyval == MPI_KEYVAL_INVALID) {
+    PetscCallMPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, GpuMatsGhostsShareGPUDelete, &GpuMatsGhostsShareGPUKeyval, NULL));
+    PetscCall(PetscRegisterFinalize(GpuMatsGhostsFinalize));
+  }
+  PetscCallMPI(MPI_Comm_get_attr(comm, GpuMatsGhostsShareGPUKeyval, &cached, &found));
+  if (found) {
+    *shared = *cached;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   *shared = PETSC_FALSE;
   PetscCall(GpuMatsCUDADeviceUUID(mine));
   PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
@@ -69,6 +98,9 @@ static PetscErrorCode GpuMatsGhostsShareGPU(MPI_Comm comm, PetscBool *shared)
   PetscCall(PetscFree(all));
   PetscCallMPI(MPI_Comm_free(&node));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, shared, 1, MPIU_BOOL, MPI_LOR, comm));
+  PetscCall(PetscNew(&cached));
+  *cached = *shared;
+  PetscCallMPI(MPI_Comm_set_attr(comm, GpuMatsGhostsShareGPUKeyval, cached));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -32,7 +32,7 @@ typedef struct {
   int32_t      *place;       /*   an mpidiag's block: the place of each entry's value (common/gpumats_coo.h); NULL: in v */
 #endif
   PetscBool    seq;          /* a seqdiag: the slots of the entries are kept (an mpidiag on one process is not one) */
-  PetscScalar *sendbuf, *recvbuf;
+  PetscScalar *sendbuf, *recvbuf; /* the values exchanged; NULL on one process */
 } DiagCOO;
 
 static PetscErrorCode DiagCOODestroy(void *ctx)
@@ -82,7 +82,8 @@ static PetscErrorCode DiagCOOPlan(Mat A, PetscCount n, const PetscInt ci[], cons
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQDIAG, &c->seq));
   PetscCall(GpuMatsCOOSplitCreate(A, n, ci, cj, &c->split));
-  PetscCall(PetscMalloc2(c->split.nsend, &c->sendbuf, c->split.nrecv, &c->recvbuf));
+  /* the exchange's buffers, where there is one: not on one process (a seqdiag, an mpidiag's block) */
+  if (c->split.size > 1) PetscCall(PetscMalloc2(c->split.nsend, &c->sendbuf, c->split.nrecv, &c->recvbuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
