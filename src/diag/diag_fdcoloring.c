@@ -221,7 +221,10 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x1, void *sct
   if (!c->w3) PetscCall(VecDuplicate(x1, &c->w3));
   PetscCall(VecCopy(x1, c->w3));
   PetscCall(MatDiagSyncHost_SeqDiag(A));
-  if (B) PetscCall(MatSeqAIJGetArray(B, &bv));
+  if (B) { /* its host values current first where its device copy ran ahead (device COO values) */
+    PetscCall(GpuMatsAheadSync(B, "the colouring's Jacobian"));
+    PetscCall(MatSeqAIJGetArray(B, &bv));
+  }
   for (PetscInt k = 0; k < c->ncolors; k++) {
     const PetscInt *cols = c->columns[k], ncols = c->ncolumns[k];
 

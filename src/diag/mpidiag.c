@@ -304,9 +304,10 @@ static PetscErrorCode MatView_MPIDiag(Mat M, PetscViewer viewer)
 
 /* Before the blocks take values in device memory (common/mpicoo.c): they may keep them on the
    device only, unlike MPIAIJ's blocks (mpishadow.c), whose host arrays MPIAIJ's own ops read.
-   mpidiag reads its blocks through their ops, which bring their host values up to date first,
-   or after MatGetRowIJ, which makes the pcsr block send values back to the host at once from
-   then on; the seqdiag block's host values follow when read. */
+   mpidiag reads its blocks through their ops, which bring their host values up to date first;
+   where it reads or writes the pcsr block's host array itself (mpidiag_solverops.c's edits,
+   diag_fdcoloring.c), it brings them up to date before (GpuMatsAheadSync).  The seqdiag
+   block's host values follow when read. */
 static PetscErrorCode MPIDiagAheadBegin(Mat M, PetscBool *ahead)
 {
   PetscFunctionBegin;
