@@ -1,7 +1,8 @@
 /* MATMPIDIAG, the MPI type of diag: rows distributed as PETSc does; each process holds its diagonal block
    (local rows x local columns) as a seqdiag and the rest of its rows (the columns of
    other processes, compacted to the ones present) as a seqaijpcsr, with the ghost
-   values of x brought by a VecScatter, like MPIAIJ.  Its class (mpidiag_class.c) goes
+   values of x brought by a VecScatter, like MPIAIJ, or through pinned buffers
+   (src/common/mpighosts.c, -mat_gpumats_pinned_ghosts).  Its class (mpidiag_class.c) goes
    through the common MPI mechanism (src/common/mpiclass.h): settings, backend, options,
    the view of the blocks; this file is its storage (the blocks and the scatter it owns,
    multiplied by src/common/mpiblocks.c), creation, conversion and copies.  Until the first assembly the
@@ -352,7 +353,8 @@ static PetscErrorCode MatDestroy_MPIDiag(Mat M)
 /*MC
    MATMPIDIAG - "mpidiag" - the parallel diag matrix: each process's diagonal block
    stored by its diagonals (MATSEQDIAG), the columns of other processes in CSR (the
-   pcsr kernels), ghost values of x by a VecScatter.
+   pcsr kernels), ghost values of x by a VecScatter or through pinned buffers
+   (-mat_gpumats_pinned_ghosts).
 
    Level: beginner
 M*/
