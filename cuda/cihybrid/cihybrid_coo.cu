@@ -141,11 +141,22 @@ __global__ void CIHybridCOOSlots(long long nslots, long long nell, const int32_t
   }
 }
 
+/* ELLPACK's slots in dev's layout (nrows x pitch), then the remainder's: the slots a map by slot covers */
+static inline long long CIHybridCOONell(CIHybridDevice dev)
+{
+  return (long long)dev->nrows * dev->pitch;
+}
+
+static inline long long CIHybridCOONslots(CIHybridDevice dev)
+{
+  return CIHybridCOONell(dev) + dev->nnz_csr;
+}
+
 /* Where jmap is NULL, the map by slot for dev's layout (whose slots are made), unless the device
    lacks the memory: then the map by stored entry serves */
 static PetscErrorCode CIHybridCOOBySlot(CIHybridDevice dev, CIHybridDeviceCOO coo, cudaStream_t stream)
 {
-  const long long nell = (long long)dev->nrows * dev->pitch, nslots = nell + dev->nnz_csr;
+  const long long nell = CIHybridCOONell(dev), nslots = CIHybridCOONslots(dev);
   PetscBool       ok   = PETSC_TRUE;
 
   PetscFunctionBegin;
@@ -171,7 +182,7 @@ static PetscErrorCode CIHybridCOOSlotsFor(CIHybridDevice dev, CIHybridDeviceCOO 
 
   PetscFunctionBegin;
   PetscCheck(dev->nrows == coo->nrows && dev->nnz == coo->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO map of %d rows, %d stored entries for a device copy of %" PetscInt_FMT " rows, %" PetscInt64_FMT " entries", (int)coo->nrows, (int)coo->nnz, dev->nrows, dev->nnz);
-  *fit = (PetscBool)((PetscInt64)dev->nrows * dev->pitch <= INT32_MAX && dev->nnz_csr < INT32_MAX);
+  *fit = (PetscBool)(CIHybridCOONell(dev) <= INT32_MAX && dev->nnz_csr < INT32_MAX);
   if (!*fit || coo->slots_for == dev->layout) PetscFunctionReturn(0);
   if (coo->nrows) {
     PetscCheck(dev->aij_rowptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: a device copy without AIJ's row starts");
@@ -211,7 +222,7 @@ extern "C" PetscErrorCode CIHybridDeviceCOOSetValues(CIHybridDevice dev, CIHybri
   PetscCall(CIHybridCOOSlotsFor(dev, coo, &fit));
   PetscCheck(fit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CIHYBRID COO: device values for a layout whose slots do not fit 32 bits");
   if (coo->by_slot) { /* made for dev's layout (CIHybridCOOSlotsFor): its slots */
-    const long long nell = (long long)dev->nrows * dev->pitch, nslots = nell + dev->nnz_csr;
+    const long long nell = CIHybridCOONell(dev), nslots = CIHybridCOONslots(dev);
     void           *stream;
 
     PetscCall(GpuMatsCUDAGetStream(&stream));

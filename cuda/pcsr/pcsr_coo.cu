@@ -1,8 +1,9 @@
 /* COO values straight into a PCSR device copy: each stored entry p of the CSR (AIJ's order)
    is the sum of the COO values at the places perm[q], jmap[p] <= q < jmap[p+1] (duplicates summed,
    ignored entries absent; only perm where each stored entry has one COO entry, neither where that
-   is place p; an MPI block's places include the values received: gpumats_coo_values.cuh), so MatSetValuesCOO with values in device memory is one kernel; the host AIJ master
-   gets the new values by one copy back, at once or when it needs them. */
+   is place p; an MPI block's places include the values received: gpumats_coo_values.cuh), so
+   MatSetValuesCOO with values in device memory is one kernel; the host AIJ master gets the new
+   values by one copy back, at once or when it needs them. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -2,8 +2,9 @@
    values (GpuMatsMPIStorage.get_scatter; mpidiag): the scatter begins, the diagonal block
    multiplies while the ghost values travel, the scatter ends, the off-process block adds its
    part; with device vectors and an MPI that is not GPU-aware, the exchange through pinned
-   buffers of mpighosts.c instead, where it is taken.  The transposes go the other way: the off-process block's part is scattered back and
-   added.  Any class may own its scatter this way; the MPIAIJ-hosted ones use MPIAIJ's. */
+   buffers of mpighosts.c instead, where it is taken.  The transposes go the other way: the
+   off-process block's part is scattered back and added.  Any class may own its scatter this way;
+   the MPIAIJ-hosted ones use MPIAIJ's. */
 #include "common/gpumats_impl.h"
 
 /* The blocks and the scatter, or an error naming the operation before the first assembly */

@@ -12,9 +12,13 @@
    are gathered on the device and exchanged through pinned host buffers (MPI is not assumed to be
    GPU-aware), and each block reads its values from v and those received as its map says, into its
    device copy: one pass over the entries, as on one process (a gather of each block's values
-   first, then the block's pass, cost 1.2-1.4x aijcusparse's MatSetValuesCOO at 2 ranks, H200).  MPIAIJ's and mpidiag's own operations read the blocks' host values
-   without an operation of the block: they follow at once, unless the MPI matrix syncs them before
-   its operations (mpipcsr, mpicihybrid: common/mpishadow.c). */
+   first, then the block's pass, cost 1.2-1.4x aijcusparse's MatSetValuesCOO at 2 ranks, H200).
+   Whether a block's host values follow at once or later is the MPI matrix's choice, asked before
+   the blocks take values ("GpuMatsMPIAheadBegin_C"; without it they follow at once).  MPIAIJ's
+   own operations read the blocks' host arrays without an operation of the block: mpipcsr's and
+   mpicihybrid's blocks run ahead because the MPI matrix syncs them before its operations
+   (common/mpishadow.c).  mpidiag's pcsr block runs ahead too; mpidiag syncs it where it edits
+   that host array itself (diag/mpidiag.c, MPIDiagAheadBegin). */
 #include "common/gpumats_coo.h"
 
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
@@ -84,8 +88,8 @@ static PetscErrorCode MPICOOMapBlocks(Mat M, const GpuMatsCOOSplit *s, Mat X[2],
     const PetscBool own = (PetscBool)(k < s->nown);
     const int       b   = eb[k];
 
-    bi[b][next[b]]   = (own ? s->own_i[k] : s->recv_i[k - s->nown]) - M->rmap->rstart;
-    bj[b][next[b]]   = ecol[k];
+    bi[b][next[b]]     = (own ? s->own_i[k] : s->recv_i[k - s->nown]) - M->rmap->rstart;
+    bj[b][next[b]]     = ecol[k];
     bplace[b][next[b]] = own ? (int32_t)s->own_k[k] : (int32_t)(-(k - s->nown) - 1);
     next[b]++;
   }
@@ -192,7 +196,7 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
     if (ready) PetscCall(PetscInfo(M, "%s COO: another process takes these values on the host: so does this one\n", ((PetscObject)M)->type_name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  { /* the blocks' host values may follow later where the MPI matrix syncs them before its ops (mpishadow.c) */
+  { /* the blocks' host values may follow later where the MPI matrix syncs them (mpishadow.c, mpidiag.c) */
     PetscErrorCode (*begin)(Mat, PetscBool *) = NULL;
 
     PetscCall(PetscObjectQueryFunction((PetscObject)M, "GpuMatsMPIAheadBegin_C", &begin));
