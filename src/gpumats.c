@@ -5,8 +5,6 @@
 
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJCIHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJCIHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
-PETSC_INTERN PetscErrorCode MatPCSRRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
@@ -49,8 +47,6 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJCIHYBRID, MatCreate_SeqAIJCIHybrid));
   PetscCall(MatRegister(MATMPIAIJCIHYBRID, MatCreate_MPIAIJCIHybrid));
   PetscCall(MatRegisterRootName(MATCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
-  PetscCall(MatCIHybridRegisterFactors());
-  PetscCall(MatPCSRRegisterFactors());
   PetscCall(MatRegister(MATSEQAIJPCSR, MatCreate_SeqAIJPCSR));
   PetscCall(MatRegister(MATMPIAIJPCSR, MatCreate_MPIAIJPCSR));
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
@@ -58,6 +54,7 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatDiagRegisterFactors());
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
+  PetscCall(GpuMatsRegisterAIJFactors()); /* pcsr's and cihybrid's: common/aij_factors.c */
   PetscCall(GpuMatsLogEventsRegister());
   PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));
   PetscCall(PetscInfo(NULL, "gpumats %s registered %s, %s and %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, MATPCSR, MATDIAG, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));

@@ -10,14 +10,15 @@ static char help[] = "pcsr, cihybrid and diag after MatSetValuesCOO from device 
    - that the device copy really runs ahead (pcsr and cihybrid on one process):
      MatSeqAIJGetArrayRead (no op of the matrix) still shows the old values, and after an op
      (MatNorm) the new ones;
-   - ops of the matrix: MatNorm, MatGetDiagonal, MatGetRow (MatConvert), MatSetValues + assembly,
-     MatScale, MatDuplicate, MatSetValuesCOO from the host and ADD_VALUES from the device, and
-     MatZeroRows and MatDiagonalScale (an mpidiag edits its off-process block's host arrays);
+   - ops of the matrix: MatNorm, MatGetDiagonal, MatGetRow (MatConvert), MatSetOption (one that
+     SeqAIJ answers by writing its table) + MatSetValues + assembly, MatScale, MatDuplicate,
+     MatSetValuesCOO from the host and ADD_VALUES from the device, and MatZeroRows and
+     MatDiagonalScale (an mpidiag edits its off-process block's host arrays);
    - products on the host (the backend switched) and on the device;
    - what reads the host AIJ later, without an op of the matrix: the numeric phase of a sparse
      product (MatProductNumeric after new values) and, on one process, of factorizations (KSP
-     preonly with LU, and with ILU, whose natural ordering takes no MatGetRowIJ), refactored
-     after new values.
+     preonly with LU, and with ILU; the package chosen by PETSc, and named), refactored after new
+     values.
    On several processes the MPI types take the values through their blocks' device copies
    (common/mpicoo.c): mpidiag's pcsr off-process block then runs ahead too.
    Without a CUDA PETSc and a device the test is skipped. */
@@ -221,12 +222,14 @@ static PetscErrorCode CheckOps(TestCtx *t, const Problem *p, const char *type)
   PetscCall(SetStep(p, 3, INSERT_VALUES, A, B));
   PetscCall(Compare(t, A, B, "step 3 (MatConvert: MatGetRow)"));
 
-  /* one entry added on the host: the host must hold the device's values first */
+  /* one entry added on the host: the host must hold the device's values first.  MAT_SORTED_FULL
+     before: SeqAIJ's MatSetOption chooses its MatSetValues by writing the table it runs in */
   PetscCall(SetStep(p, 4, INSERT_VALUES, A, B));
   for (PetscInt k = 0; k < 2; k++) {
     Mat            M   = k ? B : A;
     const PetscInt row = p->N / 2, col = row + 1;
 
+    PetscCall(MatSetOption(M, MAT_SORTED_FULL, PETSC_FALSE));
     if (row >= p->rstart && row < p->rstart + p->nlocal) PetscCall(MatSetValue(M, row, col, 0.5, ADD_VALUES));
     PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
@@ -318,9 +321,10 @@ static PetscErrorCode CheckSparseProducts(TestCtx *t, const Problem *p, const ch
   PetscFunctionReturn(0);
 }
 
-/* x = F^-1 b by KSPPREONLY with 'pc' (LU or ILU, PETSc's factorization chosen by default) for
-   both matrices, refactored after each new set of values */
-static PetscErrorCode CheckFactorization(TestCtx *t, const Problem *p, const char *type, PCType pctype)
+/* x = F^-1 b by KSPPREONLY with 'pc' (LU or ILU) for both matrices, refactored after each new
+   set of values; the package chosen by PETSc (solver NULL) or named (PETSc then finds AIJ's
+   factorization by the prefix of the type's name) */
+static PetscErrorCode CheckFactorization(TestCtx *t, const Problem *p, const char *type, PCType pctype, MatSolverType solver)
 {
   Mat  A, B;
   KSP  ka, kb;
@@ -341,12 +345,13 @@ static PetscErrorCode CheckFactorization(TestCtx *t, const Problem *p, const cha
     PetscCall(KSPSetType(*ksp, KSPPREONLY));
     PetscCall(KSPGetPC(*ksp, &pc));
     PetscCall(PCSetType(pc, pctype));
+    if (solver) PetscCall(PCFactorSetMatSolverType(pc, solver));
   }
   for (PetscInt s = 0; s < 3; s++) {
     PetscCall(SetStep(p, s, INSERT_VALUES, A, B));
     PetscCall(KSPSolve(ka, b, xa));
     PetscCall(KSPSolve(kb, b, xb));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, step %" PetscInt_FMT, pctype, s));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s (%s), step %" PetscInt_FMT, pctype, solver ? solver : "default package", s));
     PetscCall(CompareVecs(t, xa, xb, what, "KSPSolve (preonly)"));
   }
   PetscCall(KSPDestroy(&ka));
@@ -392,8 +397,10 @@ static PetscErrorCode Main(int argc, char **argv)
       PetscCall(CheckOps(&t, &p, types[k]));
       PetscCall(CheckSparseProducts(&t, &p, types[k]));
       if (size == 1) { /* PETSc's own factorizations are sequential */
-        PetscCall(CheckFactorization(&t, &p, types[k], PCLU));
-        PetscCall(CheckFactorization(&t, &p, types[k], PCILU));
+        for (int named = 0; named < 2; named++) {
+          PetscCall(CheckFactorization(&t, &p, types[k], PCLU, named ? MATSOLVERPETSC : NULL));
+          PetscCall(CheckFactorization(&t, &p, types[k], PCILU, named ? MATSOLVERPETSC : NULL));
+        }
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coo_ahead %s: ok (%" PetscInt_FMT " comparisons, largest relative error %g)\n", types[k], t.ncompared, (double)t.maxerr));
     }

@@ -86,28 +86,6 @@ PETSC_INTERN PetscErrorCode MatView_SeqAIJCIHybrid(Mat, PetscViewer);
 /* MatCIHybridSet/GetBoundary, Set/GetSplit, Set/GetKernel on A (cihybrid_options.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat, PetscBool set);
 
-/* LU, ILU, Cholesky and ICC by PETSc's AIJ code read the host AIJ directly: the host copy first. */
-static PetscErrorCode MatGetFactor_SeqAIJCIHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
-{
-  char why[64];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s)", MatFactorTypes[ftype]));
-  PetscCall(CIHybridMakeHostCopy(A, why));
-  PetscCall(GpuMatsShadowGetFactorPETSc(A, ftype, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCIHybridRegisterFactors(void)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_LU, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ILU, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJCIHYBRID, MAT_FACTOR_ICC, MatGetFactor_SeqAIJCIHybrid_PETSc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* AIJ's axpy and equal read the other matrix's host arrays directly when both have this type:
    a device-only X (or B) would look empty, so it gets its host copy first. */
 static PetscErrorCode MatAXPY_SeqAIJCIHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)

@@ -137,10 +137,12 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSync(Mat, const char *why);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadSyncOperand(Mat);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAheadDrop(Mat);
 PETSC_INTERN PetscErrorCode GpuMatsShadowMarkHostReaders(Mat, const char *why);
-/* installed by GpuMatsShadowInstall: products and factorizations that read the host AIJ mark it */
+/* installed by GpuMatsShadowInstall: sparse products, which read the host AIJ, mark it (factorizations:
+   aij_factors.c) */
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstallHostReaders(Mat, const char *seqtype, PetscBool set);
-/* MatGetFactor of PETSc's own AIJ factorizations for a shadow type: marks A, then MATSEQAIJ's */
-PETSC_INTERN PetscErrorCode GpuMatsShadowGetFactorPETSc(Mat, MatFactorType, Mat *);
+/* Each AIJ factorization package's MatGetFactor replaced by one that, for pcsr and cihybrid,
+   makes the host AIJ current and marks it first (aij_factors.c) */
+PETSC_INTERN PetscErrorCode GpuMatsRegisterAIJFactors(void);
 
 /* The composed Set and Get functions of one setting of a sequential shadow type, the
    implementations behind a public setter and getter (MatPCSRSetKernel_C, ...): the setting

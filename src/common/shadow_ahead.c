@@ -13,12 +13,15 @@
    which puts A's own table back, and runs the op.  The formats' updates do the same before a
    product on the host or a rebuild from the host arrays.
 
+   SeqAIJ's assembly and MatSetOption, kept, write entries of the table they run in (the inode
+   check puts SeqAIJ's row and column IJ ops back; MAT_SORTED_FULL chooses MatSetValues): while
+   A is ahead those entries go to the table A gets back, and are wrapped again.
+
    What reads A's host arrays without an op of A runs later, unseen: the numeric phase of a
    factorization or of a sparse product.  Those mark A when they are made (a sparse
-   MatProductSetFromOptions, MatGetFactor of PETSc's factorizations, MatGetRowIJ: the ordering of
-   any factorization), and a marked A never runs ahead: its values go back to the host at once.
-   Not seen: the user's own MatSeqAIJGetArray(), and a factorization by a package named
-   explicitly with the natural ordering (README, "Values in device memory"). */
+   MatProductSetFromOptions, MatGetFactor of any package: aij_factors.c), and a marked A never
+   runs ahead: its values go back to the host at once.  Not seen: the user's own
+   MatSeqAIJGetArray() (README, "Values in device memory"). */
 #include "common/gpumats_impl.h"
 #include "gpumats_ahead_ops.h" /* generated: GpuMatsAheadOpsFill */
 
@@ -91,6 +94,57 @@ PetscErrorCode GpuMatsAheadOpsInstall(Mat A, struct _MatOps *saved)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode ShadowAheadInstall(Mat);
+
+/* After a kept op of SeqAIJ that may write A's table: each entry it wrote is SeqAIJ's new op,
+   for the table A gets back at its sync; then wrapped again.  The table is read entry by entry,
+   as MatHasOperation() reads it.  (Nothing to do where the op synced A: its table is back.) */
+static PetscErrorCode ShadowAheadKeepWritten(Mat A, const struct _MatOps *before)
+{
+  typedef void (*MatOp)(void);
+  GpuMatsShadow *s     = GpuMatsShadowOf(A);
+  const MatOp   *was   = (const MatOp *)before, *now = (const MatOp *)A->ops;
+  MatOp         *saved = (MatOp *)&s->ahead_saved;
+
+  PetscFunctionBegin;
+  if (!s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
+  for (size_t k = 0; k < sizeof(struct _MatOps) / sizeof(MatOp); k++)
+    if (now[k] != was[k]) saved[k] = now[k];
+  *A->ops = s->ahead_saved;
+  PetscCall(ShadowAheadInstall(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_SeqAIJShadowAhead(Mat A, MatAssemblyType mode)
+{
+  struct _MatOps before = *A->ops;
+
+  PetscFunctionBegin;
+  PetscCall((*GpuMatsShadowOf(A)->ahead_saved.assemblyend)(A, mode));
+  PetscCall(ShadowAheadKeepWritten(A, &before));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetOption_SeqAIJShadowAhead(Mat A, MatOption op, PetscBool flg)
+{
+  struct _MatOps before = *A->ops;
+
+  PetscFunctionBegin;
+  PetscCall((*GpuMatsShadowOf(A)->ahead_saved.setoption)(A, op, flg));
+  PetscCall(ShadowAheadKeepWritten(A, &before));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The ahead table over A's own, which is saved */
+static PetscErrorCode ShadowAheadInstall(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsAheadOpsInstall(A, &GpuMatsShadowOf(A)->ahead_saved));
+  A->ops->assemblyend = MatAssemblyEnd_SeqAIJShadowAhead;
+  A->ops->setoption   = MatSetOption_SeqAIJShadowAhead;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GpuMatsShadowAheadBegin(Mat A, PetscBool *ahead)
 {
   GpuMatsShadow *s = GpuMatsShadowOf(A);
@@ -101,7 +155,7 @@ PetscErrorCode GpuMatsShadowAheadBegin(Mat A, PetscBool *ahead)
   if (s->host_readers || !s->ops->values_download) PetscFunctionReturn(PETSC_SUCCESS);
   *ahead = PETSC_TRUE;
   if (s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsAheadOpsInstall(A, &s->ahead_saved));
+  PetscCall(ShadowAheadInstall(A));
   s->ahead = PETSC_TRUE;
   PetscCall(PetscInfo(A, "%s: new values on the device copy only; the host AIJ follows when a host operation needs them\n", ((PetscObject)A)->type_name));
 #endif
@@ -167,29 +221,6 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJShadow(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The orderings of every factorization (and colourings) start here */
-static PetscErrorCode MatGetRowIJ_SeqAIJShadow(Mat A, PetscInt shift, PetscBool symmetric, PetscBool compressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
-{
-  PetscFunctionBegin;
-  PetscCall(ShadowMarkHostReaders(A, "MatGetRowIJ (a factorization's ordering, say)"));
-  PetscCall((*GpuMatsShadowOf(A)->parent.getrowij)(A, shift, symmetric, compressed, n, ia, ja, done));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GpuMatsShadowGetFactorPETSc(Mat A, MatFactorType ftype, Mat *F)
-{
-  PetscErrorCode (*aij)(Mat, MatFactorType, Mat *) = NULL;
-  PetscBool foundtype, foundmtype;
-
-  PetscFunctionBegin;
-  PetscCall(GpuMatsShadowMarkHostReaders(A, "a factorization"));
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundmtype, &aij));
-  PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
-  PetscCall(PetscInfo(A, "%s factorization of the host AIJ by PETSc's code\n", MatFactorTypes[ftype]));
-  PetscCall((*aij)(A, ftype, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode GpuMatsShadowInstallHostReaders(Mat A, const char *seqtype, PetscBool set)
 {
   char name[256];
@@ -202,9 +233,6 @@ PetscErrorCode GpuMatsShadowInstallHostReaders(Mat A, const char *seqtype, Petsc
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow : NULL));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_seqaij_%s_C", seqtype));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, set ? MatProductSetFromOptions_SeqAIJShadow : NULL));
-  if (set) {
-    A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJShadow;
-    A->ops->getrowij              = MatGetRowIJ_SeqAIJShadow;
-  }
+  if (set) A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJShadow;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -124,7 +124,7 @@ static PetscErrorCode MPIDiagEditOffBlock(Mat M, const MPIDiagOffBlockEdit *e)
   PetscFunctionBegin;
   if (!c->nghost) PetscFunctionReturn(PETSC_SUCCESS);
   /* the host values of the block made current first where its device copy ran ahead (device COO
-     values): MatGetRowIJ does not, as SeqAIJ's assembly puts its own back in the block's table */
+     values): MatSeqAIJGetArray below is no op of the block */
   PetscCall(GpuMatsAheadSync(c->B, "an edit of mpidiag's off-process block"));
   PetscCall(MatGetRowIJ(c->B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mpidiag: cannot read the rows of the off-process block");

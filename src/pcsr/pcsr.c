@@ -112,17 +112,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat A, MatType type, MatReuse reuse,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* LU, ILU, Cholesky and ICC of a pcsr matrix: PETSc's AIJ factorizations (shadow_ahead.c) */
-PetscErrorCode MatPCSRRegisterFactors(void)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_LU, GpuMatsShadowGetFactorPETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_ILU, GpuMatsShadowGetFactorPETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_CHOLESKY, GpuMatsShadowGetFactorPETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJPCSR, MAT_FACTOR_ICC, GpuMatsShadowGetFactorPETSc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*MC
    MATSEQAIJPCSR - "seqaijpcsr" - a MATSEQAIJ whose products run on the GPU with
    the PCSR kernels of He and Gao (Scientific Programming, 2016): the CSR arrays
