@@ -43,6 +43,7 @@ static PetscErrorCode GetFactorThroughGpuMats(int package, int mpi, Mat A, MatFa
     PetscCall(MatCIHybridMakeHostCopy(A)); /* a cihybrid made on the device has no host AIJ yet */
     PetscCall(GpuMatsShadowMarkHostReaders(A, why));
   }
+  PetscCheck(AIJGetFactor[package][mpi][ftype], PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats holds no %s MatGetFactor of %s for %s", MatFactorTypes[ftype], AIJPackageName[package], mpi ? MATMPIAIJ : MATSEQAIJ);
   PetscCall((*AIJGetFactor[package][mpi][ftype])(A, ftype, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
