@@ -23,14 +23,13 @@ extern "C" {
 #include "../common/gpumats_coo_values.cuh"
 
 #define CIHYBRID_COO_THREADS 256
-#define CIHYBRID_COO_NONE    INT32_MIN /* a slot without a COO value (ELLPACK's padding) */
 
 struct _n_CIHybridDeviceCOO {
   int32_t            nrows, nnz;
   int32_t           *slot;      /* nnz: each stored entry's slot, ELLPACK's (>= 0) or -1 - the remainder's */
   unsigned long long slots_for; /* the layout (CIHybridDevice's number) of the slots; 0: none yet */
   int32_t           *by_slot;   /* where jmap is NULL: the place of each slot's value, ELLPACK's slots then the
-                                   remainder's (CIHYBRID_COO_NONE: none), for the layout slots_for; NULL: not made */
+                                   remainder's (GPUMATS_COO_NO_PLACE: none), for the layout slots_for; NULL: not made */
   int32_t           *jmap;      /* nnz + 1; NULL: one COO entry a stored entry, perm[q] */
   int32_t           *perm;      /* jmap[nnz]; NULL (with jmap): COO entry q */
   PetscScalar       *values;    /* nnz: the values in AIJ's order, gathered for the copy back */
@@ -117,7 +116,7 @@ __global__ void CIHybridCOOEntries(int to_slots, int32_t nnz, const int32_t *__r
 /* by_slot[s] = none for the nslots slots */
 __global__ void CIHybridCOOBySlotClear(long long nslots, int32_t *by_slot)
 {
-  for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) by_slot[s] = CIHYBRID_COO_NONE;
+  for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) by_slot[s] = GPUMATS_COO_NO_PLACE;
 }
 
 /* Each stored entry's value place (perm[q], or q) at its slot (the remainder's after ELLPACK's nell) */
@@ -132,7 +131,7 @@ __global__ void CIHybridCOOSlots(long long nslots, long long nell, const int32_t
   for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) {
     const int32_t t = by_slot[s];
 
-    if (t != CIHYBRID_COO_NONE) {
+    if (t != GPUMATS_COO_NO_PLACE) {
       PetscScalar      *dst = s < nell ? ell_val + s : csr_val + (s - nell);
       const PetscScalar x   = GpuMatsCOOValue(v, recv, t);
 

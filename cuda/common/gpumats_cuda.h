@@ -4,6 +4,7 @@
    includes cuda_runtime.h for the common machinery. */
 #pragma once
 #include <petscsys.h>
+#include <stdint.h>
 #include <gpumats_cuda_context.h>
 
 #if defined(__cplusplus)
@@ -18,6 +19,10 @@ PetscErrorCode GpuMatsCUDASynchronize(void);
 PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present);
 /* The UUID of the device this process uses (its context made), which tells whether processes share it */
 PetscErrorCode GpuMatsCUDADeviceUUID(unsigned char uuid[16]);
+
+/* A slot that no COO value reaches (ELLPACK's padding, a stored value no entry names), in the
+   maps by slot of the COO values' places (cuda/common/gpumats_coo_values.cuh): no place is this */
+#define GPUMATS_COO_NO_PLACE INT32_MIN
 
 /* Blocks of 'threads' threads for a grid-stride loop over n items: one item a thread up to 2^20
    blocks (the loop strides over the rest), at least one block */

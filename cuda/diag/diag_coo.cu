@@ -25,7 +25,7 @@ extern "C" {
 struct _n_DiagDeviceCOO {
   long long nval; /* the stored values the map is for */
   int32_t  *jmap; /* nval + 1, or NULL: at most one entry a slot */
-  int32_t  *from; /* the entries' places among the values: by slot (jmap), or one a slot (DIAG_COO_NO_ENTRY: none) */
+  int32_t  *from; /* the entries' places among the values: by slot (jmap), or one a slot (GPUMATS_COO_NO_PLACE: none) */
 };
 
 PetscErrorCode DiagDeviceCOOCreate(long long nval, const int32_t *jmap, int32_t nfrom, const int32_t *from, DiagDeviceCOO *coo)
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int
       } else {
         const int32_t k = from[s];
 
-        if (k != DIAG_COO_NO_ENTRY) sum = GpuMatsCOOValue(v, recv, k);
+        if (k != GPUMATS_COO_NO_PLACE) sum = GpuMatsCOOValue(v, recv, k);
       }
       val[s] = add ? val[s] + sum : sum;
     }

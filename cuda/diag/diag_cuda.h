@@ -45,10 +45,10 @@ PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *fl
 /* MatSetValuesCOO with values in device memory on one process (diag_coo.cu): a map by stored
    value, uploaded once.  Slot s of the nval stored values sums the values at the places from[q],
    jmap[s] <= q < jmap[s + 1]; with jmap NULL (no slot has two entries) it takes the value at
-   from[s], or zero where that is DIAG_COO_NO_ENTRY.  A place is in v, or for an mpidiag's block
-   among the values received, recv (cuda/common/gpumats_coo_values.cuh).  SetValues writes every slot once, a thread a row (the sum, or the old value plus
-   the sum with 'add'): no clearing first, no atomics.  On GpuMatsCUDAGetStream(). */
-#define DIAG_COO_NO_ENTRY INT32_MIN
+   from[s], or zero where that is GPUMATS_COO_NO_PLACE.  A place is in v, or for an mpidiag's
+   block among the values received, recv (cuda/common/gpumats_coo_values.cuh).  SetValues writes
+   every slot once, a thread a row (the sum, or the old value plus the sum with 'add'): no
+   clearing first, no atomics.  On GpuMatsCUDAGetStream(). */
 typedef struct _n_DiagDeviceCOO *DiagDeviceCOO;
 PetscErrorCode DiagDeviceCOOCreate(long long nval, const int32_t *jmap, int32_t nfrom, const int32_t *from, DiagDeviceCOO *coo);
 PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo);

@@ -194,7 +194,7 @@ static PetscErrorCode DiagCOODeviceMap(Mat A, DiagCOO *c)
   } else {
     PetscCall(PetscFree(jmap));
     PetscCall(PetscMalloc1(PetscMax(nval, 1), &from));
-    for (PetscInt64 s = 0; s < nval; s++) from[s] = DIAG_COO_NO_ENTRY;
+    for (PetscInt64 s = 0; s < nval; s++) from[s] = GPUMATS_COO_NO_PLACE;
     for (PetscCount k = 0; k < c->split.nown; k++) from[c->own_slot[k]] = DiagCOOPlace(c, k);
   }
   ierr = DiagDeviceCOOCreate((long long)nval, jmap, (int32_t)(several ? c->split.nown : nval), from, &c->dev);
