@@ -28,16 +28,15 @@ PetscErrorCode DiagDeviceSpMM(DiagDevice A, PetscInt k, const PetscScalar *B, Pe
    takes this one itself when it applies. */
 PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, DiagDevice A, DiagDevice B, DiagDevice C);
 /* DiagDeviceProductNumeric runs the staged pairs kernel (DiagDeviceProductNumericStaged) when
-   the banded kernel does not apply and A's entry diagonals fit 200 KiB (or the device's shared
-   memory a block) on 16 rows (at most 1600 diagonals on an H100/H200) while at least
-   DIAG_STAGED_MIN_PAIRS pairs of diagonals meet on each diagonal of C on average, else the
-   pairs kernel. */
+   the banded kernel does not apply and A's entry diagonals on 32 rows, with the warps' records,
+   fit 200 KiB (or the device's shared memory a block: at most 736 diagonals) while at least
+   DIAG_STAGED_MIN_PAIRS pairs of diagonals meet on each diagonal of C on average. */
 #define DIAG_STAGED_MIN_PAIRS 16
-/* Before both, the blocks kernel (DiagDeviceProductNumericBlocks) where A and B each have at least
+/* Else the blocks kernel (DiagDeviceProductNumericBlocks) where A and B each have at least
    DIAG_BLOCKS_MIN_DIAGONALS entry diagonals filling at least half of the span of their offsets
-   (banded), when the banded kernel does not apply (n below 32k).  H200: 1.13-1.35x the staged
-   kernel on bands of 51-401 diagonals at n = 10,240; slower than it and the pairs kernel on
-   scattered offsets (the DIAG paper's tables: 1.4-5x) and on narrow bands. */
+   (banded), else the pairs kernel.  H200: the blocks kernel was 1.13-1.35x the staged kernel of
+   before on bands of 51-401 diagonals at n = 10,240; the staged kernel that reads its pairs 32 at
+   a time is 1.1-1.2x faster than it there, and it is slower on scattered offsets (1.4-5x). */
 #define DIAG_BLOCKS_MIN_DIAGONALS 48
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);

@@ -109,10 +109,25 @@ static PetscErrorCode DiagBandedPairs(DiagDeviceProduct p, const DiagFormat *A, 
   PetscFunctionReturn(0);
 }
 
+/* The staged kernel where A's diagonals fit its shared memory and enough pairs meet on each
+   diagonal of C to repay the staging (H200, the DIAG paper's tables: the pairs kernel faster up to
+   9.5 pairs a diagonal of C, 300 x 300 diagonals; the staged one from 25, 500 x 500, and on bands
+   of 51-401 diagonals at n = 10,240, where it is faster than the blocks kernel too) */
+static PetscErrorCode DiagStagedPreferred(DiagDeviceProduct p, PetscBool *staged)
+{
+  int T;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductStagedRows(p, &T));
+  *staged = (PetscBool)(T && p->npairs && p->npairs >= DIAG_STAGED_MIN_PAIRS * (PetscInt64)p->ndiag_c);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFormat *A, const DiagFormat *B, const DiagFormat *C, DiagDeviceProduct *prod)
 {
   DiagDeviceProduct p;
-  PetscErrorCode    ierr = 0;
+  PetscErrorCode    ierr   = 0;
+  PetscBool         staged = PETSC_FALSE;
   char              what[128];
 
   PetscFunctionBegin;
@@ -172,7 +187,8 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
     (void)PetscFree(h);
   }
   if (!ierr && p->one_scheme && C->scheme == DIAG_SCHEME_CDM) ierr = DiagBandedPairs(p, A, B, C);
-  if (!ierr && DiagBlocksPreferred(plan)) {
+  if (!ierr) ierr = DiagStagedPreferred(p, &staged);
+  if (!ierr && !staged && DiagBlocksPreferred(plan)) {
     ierr = DiagDeviceProductBlocksCreate(p, plan, C);
     p->blocks_preferred = (PetscBool)(p->blocks != NULL);
   }
@@ -197,25 +213,18 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
 {
   int T = 0;
 
+  PetscBool staged;
+
   PetscFunctionBegin;
   if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, &T));
   if (T) {
     PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
     PetscFunctionReturn(0);
   }
-  if (p->blocks && p->blocks_preferred) {
-    PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(DiagDeviceProductStagedRows(p, &T));
-  /* the staged kernel when A's diagonals fit its shared memory and enough pairs meet on each
-     diagonal of C to repay the staging (H100, the DIAG paper's tables: pairs faster up to 9.5
-     pairs a diagonal of C, 400 x 200 diagonals, staged from 25, 500 x 500) */
-  if (T && p->npairs && p->npairs >= DIAG_STAGED_MIN_PAIRS * (PetscInt64)p->ndiag_c) {
-    PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
+  PetscCall(DiagStagedPreferred(p, &staged));
+  if (staged) PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
+  else if (p->blocks && p->blocks_preferred) PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
+  else PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
   PetscFunctionReturn(0);
 }
 

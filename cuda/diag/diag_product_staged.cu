@@ -4,16 +4,22 @@
    The pairs kernel (diag_product_pairs.cu) reads both A's and B's values from L2 for every
    multiply-add: 16 bytes a flop pair, which bounds it by the L2 bandwidth on the tables' products
    (C = A B with 200-600 diagonals each at n = 10^4: 0.6-5.7 Gflop, 10-90 GB from L2).  Here a
-   thread block takes T = 32 (or 16) consecutive rows and stages every entry diagonal of A on
-   those rows in shared memory once (nea x T values); then each warp (T lanes, one row each) walks
-   diagonals of C, summing its pairs with A from shared memory and B from global memory: 8 bytes
-   from L2 a multiply-add, half the pairs kernel's.  Each pair's rows and B's value offset are
-   precomputed per pair on the device (DiagDeviceProductCreate, from the plan), so a pair costs a
-   warp four uniform loads and a compare.  Every row of the tile of every diagonal of C the block
-   takes is written once (zeros where no pair meets), no atomics; the pairs of a diagonal of C
-   are summed in four interleaved partial sums (four loads of B in flight a warp).
-   Used where nea x T doubles fit the shared memory (at most DIAG_STAGED_SMEM bytes), else the
-   pairs kernel runs. */
+   thread block takes 32 consecutive rows and stages every entry diagonal of A on those rows in
+   shared memory once (nea x 32 values); then each warp (a lane a row) walks diagonals of C,
+   summing its pairs with A from shared memory and B from global memory: 8 bytes from L2 a
+   multiply-add, half the pairs kernel's.
+
+   What bounds it then is the load pipe (L1 and shared memory, H200: 77% of its peak): each load
+   instruction of a warp costs a pass whether its lanes read one address or 32.  So the pairs of a
+   diagonal of C are read 32 at a time, a lane a pair (its rows, precomputed per pair on the
+   device from the plan, A's diagonal and B's value offset), and those that hold on all 32 rows of
+   the warp (nearly all: a pair's rows run over thousands) are listed in the warp's shared memory
+   as one 16-byte record each; a pair then costs one read of its record, one of A, one of B and a
+   multiply-add, with no test.  The few pairs that end within the 32 rows are taken one by one
+   with each lane's test.  Every row of the tile of every diagonal of C the block takes is written
+   once (zeros where no pair meets), no atomics; the pairs are summed in four interleaved partial
+   sums (four loads of B in flight a warp).  Used where the nea x 32 doubles and the records fit
+   the shared memory (at most DIAG_STAGED_SMEM bytes), else the pairs kernel runs. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 extern "C" {
@@ -22,10 +28,15 @@ extern "C" {
 #include "../../src/diag/diag_product_plan.h"
 }
 
+#define DIAG_STAGED_ROWS    32   /* rows a block, a lane a row */
 #define DIAG_STAGED_THREADS 1024 /* 32 warps: with 150 KiB of A one block an SM, and its warps hide L2's latency */
 #define DIAG_STAGED_SMEM    (200 * 1024) /* within the 227 KiB an H100/H200 block may opt in to */
 #define DIAG_STAGED_CPW     64           /* diagonals of C a warp takes, about */
 #define DIAG_STAGED_GRID_Y  65535
+
+/* a pair of diagonals that holds on all of a warp's rows, in one 16-byte record (one load): x, the
+   address of B's value for row 0, and y, A's diagonal's first row in s_a */
+typedef longlong2 DiagStagedPair;
 
 /* per pair: its rows [lo, hi), A's entry diagonal, and B's value index of row i: b_off + i */
 __global__ void DiagPairRecordsKernel(int m, int k, int n, int c_hm, long long npairs, const int *__restrict__ pair_a, const int *__restrict__ pair_b, const int *__restrict__ ea_d, const int *__restrict__ eb_d, const long long *__restrict__ eb_base, int *__restrict__ rec_lo, int *__restrict__ rec_hi, long long *__restrict__ rec_b)
@@ -43,40 +54,68 @@ __global__ void DiagPairRecordsKernel(int m, int k, int n, int c_hm, long long n
   }
 }
 
-template <int T>
 __global__ void __launch_bounds__(DIAG_STAGED_THREADS) DiagProductStagedKernel(int m, int k, int nea, int ndiag_c, int c_hm, const int *__restrict__ c_offset, const long long *__restrict__ c_start, const int *__restrict__ pair_start, const int *__restrict__ pair_a, const int *__restrict__ rec_lo, const int *__restrict__ rec_hi, const long long *__restrict__ rec_b, const int *__restrict__ ea_d, const long long *__restrict__ ea_base, const double *__restrict__ a_val, const double *__restrict__ b_val, double *__restrict__ c_val)
 {
-  extern __shared__ double s_a[]; /* [e][x]: A's entry diagonal e at row i0 + x (0 outside its rows) */
-  const int                i0 = blockIdx.x * T, x = threadIdx.x % T, y = threadIdx.x / T, ny = DIAG_STAGED_THREADS / T;
-  const int                i  = i0 + x; /* this thread's row */
+  const int       T = DIAG_STAGED_ROWS, ny = DIAG_STAGED_THREADS / T;
+  extern __shared__ double s_a[]; /* [e][x]: A's entry diagonal e at row i0 + x (0 outside its rows); then the warps' records */
+  const int       i0 = blockIdx.x * T, x = threadIdx.x % T, y = threadIdx.x / T, i = i0 + x; /* this lane's row */
+  const unsigned  below = (1u << x) - 1;                                                      /* the lanes before this one */
+  DiagStagedPair *s_pair = (DiagStagedPair *)(s_a + (size_t)nea * T) + y * T;                 /* this warp's records */
 
   for (int idx = threadIdx.x; idx < nea * T; idx += DIAG_STAGED_THREADS) {
     const int e = idx / T, r = i0 + (idx - e * T), d = ea_d[e], lo = d < 0 ? -d : 0, hi = min(m, k - d);
 
     s_a[idx] = r >= lo && r < hi ? a_val[ea_base[e] + r] : 0.0;
   }
-  __syncthreads(); /* the only barrier: below, each group of T lanes goes its own way */
-  if (i >= m) return;
+  __syncthreads(); /* the only barrier: below, each warp goes its own way */
   for (int c = blockIdx.y * ny + y; c < ndiag_c; c += gridDim.y * ny) {
     const int       dc = c_offset[c], shift = c_hm && dc < 0 ? -dc : 0, q1 = pair_start[c + 1];
     const long long cs = c_start[c], len = c_start[c + 1] - cs, p = (long long)i - shift; /* C's slot of row i */
+    const bool      on = i < m && p >= 0 && p < len;                                      /* row i is on this diagonal of C */
     double          s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    int             q  = pair_start[c];
 
-    if (p < 0 || p >= len) continue; /* row i is not on this diagonal of C */
-    for (; q + 3 < q1; q += 4) { /* four pairs at a time: four loads of B in flight, four sums */
-      const int lo0 = rec_lo[q], hi0 = rec_hi[q], lo1 = rec_lo[q + 1], hi1 = rec_hi[q + 1];
-      const int lo2 = rec_lo[q + 2], hi2 = rec_hi[q + 2], lo3 = rec_lo[q + 3], hi3 = rec_hi[q + 3];
+    if (!__any_sync(0xffffffffu, on)) continue;
+    for (int qb = pair_start[c]; qb < q1; qb += T) { /* 32 pairs, a lane each */
+      const int      q = qb + x;
+      const int      lo = q < q1 ? rec_lo[q] : 0, hi = q < q1 ? rec_hi[q] : 0, a = q < q1 ? pair_a[q] * T : 0;
+      const double  *b = b_val + (q < q1 ? rec_b[q] : 0);
+      const bool     all = lo <= i0 && hi >= i0 + T; /* on every row of the warp (so in C's and A's rows) */
+      const unsigned full = __ballot_sync(0xffffffffu, all), some = __ballot_sync(0xffffffffu, !all && lo < i0 + T && hi > i0);
+      const int      nfull = __popc(full);
+      int            j = 0;
 
-      if (i >= lo0 && i < hi0) s0 = fma(s_a[pair_a[q] * T + x], __ldg(b_val + rec_b[q] + i), s0);
-      if (i >= lo1 && i < hi1) s1 = fma(s_a[pair_a[q + 1] * T + x], __ldg(b_val + rec_b[q + 1] + i), s1);
-      if (i >= lo2 && i < hi2) s2 = fma(s_a[pair_a[q + 2] * T + x], __ldg(b_val + rec_b[q + 2] + i), s2);
-      if (i >= lo3 && i < hi3) s3 = fma(s_a[pair_a[q + 3] * T + x], __ldg(b_val + rec_b[q + 3] + i), s3);
+      if (all) s_pair[__popc(full & below)] = make_longlong2((long long)b, a);
+      __syncwarp();
+      for (; j + 3 < nfull; j += 4) {
+        const DiagStagedPair r0 = s_pair[j], r1 = s_pair[j + 1], r2 = s_pair[j + 2], r3 = s_pair[j + 3];
+
+        s0 = fma(s_a[(int)r0.y + x], __ldg((const double *)r0.x + i), s0);
+        s1 = fma(s_a[(int)r1.y + x], __ldg((const double *)r1.x + i), s1);
+        s2 = fma(s_a[(int)r2.y + x], __ldg((const double *)r2.x + i), s2);
+        s3 = fma(s_a[(int)r3.y + x], __ldg((const double *)r3.x + i), s3);
+      }
+      for (; j < nfull; j++) {
+        const DiagStagedPair r = s_pair[j];
+
+        s0 = fma(s_a[(int)r.y + x], __ldg((const double *)r.x + i), s0);
+      }
+      __syncwarp(); /* the records read before the next 32 are written */
+      for (unsigned rest = some; rest; rest &= rest - 1) { /* the pairs that end within the warp's rows */
+        const int     l  = __ffs(rest) - 1;
+        const int     lo_l = __shfl_sync(0xffffffffu, lo, l), hi_l = __shfl_sync(0xffffffffu, hi, l), a_l = __shfl_sync(0xffffffffu, a, l);
+        const double *b_l = (const double *)__shfl_sync(0xffffffffu, (unsigned long long)b, l);
+
+        if (i >= lo_l && i < hi_l) s1 = fma(s_a[a_l + x], __ldg(b_l + i), s1);
+      }
     }
-    for (; q < q1; q++)
-      if (i >= rec_lo[q] && i < rec_hi[q]) s0 = fma(s_a[pair_a[q] * T + x], __ldg(b_val + rec_b[q] + i), s0);
-    c_val[cs + p] = (s0 + s1) + (s2 + s3);
+    if (on) c_val[cs + p] = (s0 + s1) + (s2 + s3);
   }
+}
+
+/* A's nea diagonals on the block's rows, and each warp's 32 records */
+static size_t DiagStagedSharedBytes(int nea)
+{
+  return (size_t)PetscMax(nea, 1) * DIAG_STAGED_ROWS * sizeof(double) + (size_t)DIAG_STAGED_THREADS * sizeof(DiagStagedPair);
 }
 
 PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
@@ -93,8 +132,7 @@ PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
     GpuMatsCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   }
   limit = PetscMin((size_t)DIAG_STAGED_SMEM, (size_t)optin);
-  if ((size_t)p->nea * 32 * sizeof(double) <= limit) *T = 32;
-  else if ((size_t)p->nea * 16 * sizeof(double) <= limit) *T = 16;
+  if (DiagStagedSharedBytes(p->nea) <= limit) *T = DIAG_STAGED_ROWS;
   PetscFunctionReturn(0);
 }
 
@@ -115,24 +153,12 @@ PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p)
   PetscFunctionReturn(0);
 }
 
-template <int T>
-static PetscErrorCode DiagLaunchStaged(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C, cudaStream_t stream)
-{
-  const size_t bytes = (size_t)PetscMax(p->nea, 1) * T * sizeof(double);
-  const int    ny    = DIAG_STAGED_THREADS / T;
-  dim3         grid((unsigned)((p->nrows + T - 1) / T), (unsigned)PetscMin(PetscMax((p->ndiag_c + ny * DIAG_STAGED_CPW - 1) / (ny * DIAG_STAGED_CPW), 1), DIAG_STAGED_GRID_Y));
-
-  PetscFunctionBegin;
-  if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductStagedKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-  DiagProductStagedKernel<T><<<grid, DIAG_STAGED_THREADS, bytes, stream>>>(p->nrows, p->inner, p->nea, p->ndiag_c, p->scheme == DIAG_SCHEME_HM, C->offset, C->start, p->pair_start, p->pair_a, p->rec_lo, p->rec_hi, p->rec_b, p->ea_d, p->ea_base, A->val, B->val, C->val);
-  GpuMatsCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
 {
-  int   T;
-  void *s;
+  const int ny = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
+  int       T;
+  size_t    bytes;
+  void     *s;
 
   PetscFunctionBegin;
   PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "staged"));
@@ -142,9 +168,15 @@ PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A,
   }
   PetscCall(DiagDeviceProductRecordsCreate(p));
   PetscCall(DiagDeviceProductStagedRows(p, &T));
-  PetscCheck(T, PETSC_COMM_SELF, PETSC_ERR_SUP, "The staged DIAG product stages A's %d diagonals in shared memory: %zu bytes for 16 rows, more than this device's or %d; use DiagDeviceProductNumericPairs", p->nea, (size_t)p->nea * 16 * sizeof(double), DIAG_STAGED_SMEM);
+  bytes = DiagStagedSharedBytes(p->nea);
+  PetscCheck(T, PETSC_COMM_SELF, PETSC_ERR_SUP, "The staged DIAG product stages A's %d diagonals in shared memory: %zu bytes, more than this device's or %d; use DiagDeviceProductNumericPairs", p->nea, bytes, DIAG_STAGED_SMEM);
   PetscCall(GpuMatsCUDAGetStream(&s));
-  if (T == 32) PetscCall(DiagLaunchStaged<32>(p, A, B, C, (cudaStream_t)s));
-  else PetscCall(DiagLaunchStaged<16>(p, A, B, C, (cudaStream_t)s));
+  {
+    dim3 grid((unsigned)((p->nrows + T - 1) / T), (unsigned)PetscMin(PetscMax((p->ndiag_c + ny * DIAG_STAGED_CPW - 1) / (ny * DIAG_STAGED_CPW), 1), DIAG_STAGED_GRID_Y));
+
+    if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductStagedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    DiagProductStagedKernel<<<grid, DIAG_STAGED_THREADS, bytes, (cudaStream_t)s>>>(p->nrows, p->inner, p->nea, p->ndiag_c, p->scheme == DIAG_SCHEME_HM, C->offset, C->start, p->pair_start, p->pair_a, p->rec_lo, p->rec_hi, p->rec_b, p->ea_d, p->ea_base, A->val, B->val, C->val);
+    GpuMatsCallCUDA(cudaGetLastError());
+  }
   PetscFunctionReturn(0);
 }
