@@ -144,9 +144,10 @@ PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, 
    (DiagProductPlanCreate on the host).  DiagDeviceProductCreate puts the plan on the device
    (O(pairs) integers, nothing n-long); the numeric phase, again whenever A's or B's values
    change, runs DiagDeviceProductNumeric: the banded kernel where it applies (banded CDM
-   operands, rows of A and B staged in shared memory), else the blocks kernel for banded operands
-   (48 diagonals or more each), else the staged pairs kernel where A's diagonals fit, else the
-   pairs kernel; C written once, no atomics.  The other launchers run
+   operands, n from 32k, rows of A and B staged in shared memory), else the staged pairs kernel
+   where A's diagonals fit and 16 or more pairs meet on each diagonal of C on average, else the
+   blocks kernel for banded operands (48 diagonals or more each), else the pairs kernel; C
+   written once, no atomics.  DiagDeviceProductKernelName says which.  The other launchers run
    one kernel each, so that benchmarks can time them against each other and against the
    paper's algorithms. */
 typedef struct _n_DiagDeviceProduct *DiagDeviceProduct;
@@ -157,23 +158,26 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan,
    does O(diagonals + range of the sums) work, the device the counting and the lists. */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C, DiagDeviceProduct *prod);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The kernel DiagDeviceProductNumeric runs for this product: "banded", "staged", "blocks" or "pairs" */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductKernelName(DiagDeviceProduct prod, const char **name);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 /* Rows per tile T of the banded kernel for this product (0: it does not apply: not banded,
    mixed schemes, or too wide). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T);
 /* The pairs kernel alone: a block per (diagonal of C, tile of 1024 rows), A and B read from L2 */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
-/* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 (or 16) rows, each
-   warp walking diagonals of C (what DiagDeviceProductNumeric runs when the banded kernel does
-   not apply, A's diagonals fit and at least 16 pairs meet on each diagonal of C on average);
-   PETSC_ERR_SUP when A's diagonals do not fit.  DiagDeviceProductStagedRows gives the rows of
-   its tiles for this product: 32, 16, or 0 when they do not fit. */
+/* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 rows, each warp
+   walking diagonals of C and reading their pairs 32 at a time (what DiagDeviceProductNumeric
+   runs when the banded kernel does not apply, A's diagonals fit and at least 16 pairs meet on
+   each diagonal of C on average); PETSC_ERR_SUP when A's diagonals do not fit.
+   DiagDeviceProductStagedRows gives the rows of its tiles for this product: 32, or 0 when they
+   do not fit (more than 736 diagonals in 200 KiB). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);
 /* C in blocks of 128 rows by windows of its sums within 128 consecutive offsets, chunks of A's and
    B's entry diagonals staged in shared memory for each (any schemes).  Its schedule comes from
    the plan: DiagDeviceProductCreate makes it where DiagDeviceProductNumeric takes this kernel
-   (banded operands), DiagDeviceProductBlocksCreate otherwise (nothing for a CDM C that is not
+   (banded operands the staged kernel does not take), DiagDeviceProductBlocksCreate otherwise (nothing for a CDM C that is not
    square: DiagDeviceProductNumericBlocks then fails). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductBlocksCreate(DiagDeviceProduct prod, const DiagProductPlan *plan, const DiagFormat *C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);

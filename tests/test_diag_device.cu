@@ -155,12 +155,14 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
    banded one where it applies), the pairs, staged and blocks kernels, the paper's Algorithm 2 (all HM, atomic)
    and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN, then again after A's
    values change.  C's device copy is made without values, as the product type makes it.
-   One line per kernel and pass. */
+   One line per kernel and pass; the kernel DiagDeviceProductKernelName names must give ours
+   bit for bit (no kernel of ours has atomics). */
 static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
   static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks"};
   PetscInt                *ai, *aj, *bi, *bj;
-  double                  *aa, *ba, *dval;
+  double                  *aa, *ba, *dval, *oval;
+  const char              *ours;
   DiagFormat               A, B, C;
   DiagProductPlan          plan;
   DiagDevice               dA, dB, dC;
@@ -178,8 +180,10 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
   PetscCall(DiagDeviceCreate(&C, &dC)); /* C.val NULL: no values uploaded */
   PetscCall(DiagDeviceProductCreate(&plan, &A, &B, &C, &prod));
   PetscCall(DiagDeviceProductBlocksCreate(prod, &plan, &C)); /* where ours does not take it */
+  PetscCall(DiagDeviceProductKernelName(prod, &ours));
   C.val = (double *)calloc((size_t)C.start[C.ndiag] + 1, sizeof(double));
   dval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
+  oval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   for (int pass = 0; pass < 2; pass++) {
     double          *hval = C.val, rel;
     const PetscInt64 nv   = C.start[C.ndiag];
@@ -216,6 +220,12 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
       if (!ok) (*failures)++;
       printf("%s %s %s: C = A B (%d, %d and %d diagonals, %lld pairs), %s, pass %d: relative error %.2e\n", ok ? "ok    " : "FAILED", sname, what, (int)A.ndiag, (int)B.ndiag, (int)C.ndiag, (long long)plan.npairs, variant_name[variant], pass, rel);
+      if (variant == 0) memcpy(oval, dval, sizeof(double) * nv);
+      else if (!strcmp(ours, variant_name[variant])) {
+        ok = !memcmp(oval, dval, sizeof(double) * nv);
+        if (!ok) (*failures)++;
+        printf("%s %s %s: ours is the %s kernel (DiagDeviceProductKernelName), pass %d: %s\n", ok ? "ok    " : "FAILED", sname, what, ours, pass, ok ? "the same C bit for bit" : "a different C");
+      }
     }
   }
   PetscCall(DiagDeviceProductDestroy(&prod));
@@ -224,7 +234,7 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
   PetscCall(DiagDeviceDestroy(&dC));
   DiagProductPlanFree(&plan);
   DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
-  free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval);
+  free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval), free(oval);
   PetscFunctionReturn(0);
 }
 

@@ -4,9 +4,10 @@
 
    Our kernels: diag_product_pairs.cu (any schemes: a thread block per (diagonal of C, tile of
    rows) summing the pairs of entry diagonals that meet there, from registers, writing C once),
-   diag_product_staged.cu (the same with A staged in shared memory), diag_product_blocks.cu
-   (A and B staged, for banded operands) and diag_product_banded.cu (A banded, all CDM, n from
-   32k: rows of A and B staged in shared memory).
+   diag_product_staged.cu (the same with A staged in shared memory, where many pairs meet on
+   each diagonal of C), diag_product_blocks.cu (A and B staged, for banded operands the staged
+   kernel does not take) and diag_product_banded.cu (A banded, all CDM, n from 32k: rows of A
+   and B staged in shared memory).
    The paper's Algorithm 1 (CDM) is in diag_product_tiled.cu. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -209,22 +210,61 @@ PetscErrorCode DiagDeviceProductCheckOperands(DiagDeviceProduct p, DiagDevice A,
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
-{
-  int T = 0;
+typedef enum {
+  DIAG_KERNEL_BANDED,
+  DIAG_KERNEL_STAGED,
+  DIAG_KERNEL_BLOCKS,
+  DIAG_KERNEL_PAIRS
+} DiagProductKernel;
+static const char *const DiagProductKernelNames[] = {"banded", "staged", "blocks", "pairs"};
 
+/* the kernel for this product, and the banded kernel's rows a tile */
+static PetscErrorCode DiagDeviceProductChooseKernel(DiagDeviceProduct p, DiagProductKernel *kernel, int *T)
+{
   PetscBool staged;
 
   PetscFunctionBegin;
-  if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, &T));
-  if (T) {
-    PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
-    PetscFunctionReturn(0);
+  *T = 0;
+  if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, T));
+  if (*T) *kernel = DIAG_KERNEL_BANDED;
+  else {
+    PetscCall(DiagStagedPreferred(p, &staged));
+    *kernel = staged ? DIAG_KERNEL_STAGED : p->blocks && p->blocks_preferred ? DIAG_KERNEL_BLOCKS : DIAG_KERNEL_PAIRS;
   }
-  PetscCall(DiagStagedPreferred(p, &staged));
-  if (staged) PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
-  else if (p->blocks && p->blocks_preferred) PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
-  else PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductKernelName(DiagDeviceProduct p, const char **name)
+{
+  DiagProductKernel kernel;
+  int               T;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductChooseKernel(p, &kernel, &T));
+  *name = DiagProductKernelNames[kernel];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
+{
+  DiagProductKernel kernel;
+  int               T;
+
+  PetscFunctionBegin;
+  PetscCall(DiagDeviceProductChooseKernel(p, &kernel, &T));
+  switch (kernel) {
+  case DIAG_KERNEL_BANDED:
+    PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
+    break;
+  case DIAG_KERNEL_STAGED:
+    PetscCall(DiagDeviceProductNumericStaged(p, A, B, C));
+    break;
+  case DIAG_KERNEL_BLOCKS:
+    PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
+    break;
+  default:
+    PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -150,7 +150,7 @@ static PetscErrorCode DiagProductNumericDevice(Mat C)
   DiagProductData *pd = (DiagProductData *)product->data;
   const DiagFormat *left = pd->transpose_left ? &pd->left_t : &da->fmt, *right = pd->transpose_right ? &pd->right_t : &db->fmt;
   DiagDevice       dl, dr;
-  PetscBool        paper = (PetscBool)(da->settings.product == DIAG_PRODUCT_PAPER);
+  PetscBool        paper = (PetscBool)(da->settings.product == DIAG_PRODUCT_PAPER), first = PETSC_FALSE;
 
   PetscFunctionBegin;
   /* before any device allocation: every operand and C must fit the 32-bit device indices */
@@ -183,10 +183,17 @@ static PetscErrorCode DiagProductNumericDevice(Mat C)
       PetscCall(PetscTime(&t2));
       PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms, the plan (%" PetscInt64_FMT " pairs) uploaded in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3, pd->plan.npairs, (t2 - t1) * 1e3));
     } else PetscCall(PetscInfo(C, "DIAG product: C's %" PetscInt64_FMT " values allocated on the device in %.3g ms\n", dc->fmt.start[dc->fmt.ndiag], (t1 - t0) * 1e3));
+    first = PETSC_TRUE;
   }
   if (paper && !(left->scheme == right->scheme && right->scheme == dc->fmt.scheme)) {
     PetscCall(PetscInfo(C, "DIAG product: -mat_diag_product paper needs operands of one scheme (%s and %s here): our kernel runs instead\n", DiagSchemeName(left->scheme), DiagSchemeName(right->scheme)));
     paper = PETSC_FALSE;
+  }
+  if (first && !paper) {
+    const char *kernel;
+
+    PetscCall(DiagDeviceProductKernelName(pd->dprod, &kernel));
+    PetscCall(PetscInfo(C, "DIAG product on the device: the %s kernel, %" PetscInt64_FMT " pairs of diagonals on C's %" PetscInt_FMT " (-mat_diag_product paper for the paper's)\n", kernel, pd->plan.npairs, dc->fmt.ndiag));
   }
   PetscCall(PetscLogGpuTimeBegin());
   if (paper && dc->fmt.scheme == DIAG_SCHEME_CDM) PetscCall(DiagDeviceProductNumericTiled(pd->dprod, dl, dr, dc->dev));
