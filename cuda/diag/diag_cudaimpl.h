@@ -30,9 +30,9 @@ struct _n_DiagDeviceProduct {
   void      *plan_scratch;      /* what the plan made on the device used (DiagDeviceProductPlan), freed with
                                    the product: a cudaFree there took 0.4 ms of a 2.3 ms first product */
   /* the staged kernel: per pair its rows [rec_lo, rec_hi) and B's value index of row i, rec_b + i
-     (made on the device at its first use) */
-  int       *rec_lo, *rec_hi;
+     (made on the device at its first use, one allocation at rec_b) */
   long long *rec_b;
+  int       *rec_lo, *rec_hi;
   /* the banded CDM kernel: pairs of stored diagonals (k_a + k_b) mod n = k_c, each pair once */
   int       *band_pair_start, *band_pair_a, *band_pair_b;
   int       *a_signed;          /* CDM, A banded: ndiag_a, each compact diagonal as the offset d = k or

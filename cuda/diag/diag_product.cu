@@ -356,9 +356,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->a_signed));
   PetscCall(GpuMatsCUDAFree((*prod)->plan_block));
   PetscCall(GpuMatsCUDAFree((*prod)->blocks));
-  PetscCall(GpuMatsCUDAFree((*prod)->rec_lo));
-  PetscCall(GpuMatsCUDAFree((*prod)->rec_hi));
-  PetscCall(GpuMatsCUDAFree((*prod)->rec_b));
+  PetscCall(GpuMatsCUDAFree((*prod)->rec_b)); /* and rec_lo, rec_hi */
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_start));
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_a));
   PetscCall(GpuMatsCUDAFree((*prod)->band_pair_b));

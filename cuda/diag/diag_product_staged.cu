@@ -142,11 +142,12 @@ PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p)
   void *s;
 
   PetscFunctionBegin;
-  if (p->rec_lo || !p->npairs) PetscFunctionReturn(0);
+  if (p->rec_b || !p->npairs) PetscFunctionReturn(0);
   snprintf(what, sizeof(what), "DIAG product: rows and offsets of %lld pairs of diagonals", p->npairs);
-  PetscCall(GpuMatsCUDAMalloc((void **)&p->rec_lo, (size_t)p->npairs * sizeof(int), what));
-  PetscCall(GpuMatsCUDAMalloc((void **)&p->rec_hi, (size_t)p->npairs * sizeof(int), what));
-  PetscCall(GpuMatsCUDAMalloc((void **)&p->rec_b, (size_t)p->npairs * sizeof(long long), what));
+  /* one block, made whole or not at all: a product that failed here finds none the next time */
+  PetscCall(GpuMatsCUDAMalloc((void **)&p->rec_b, (size_t)p->npairs * (sizeof(long long) + 2 * sizeof(int)), what));
+  p->rec_lo = (int *)(p->rec_b + p->npairs);
+  p->rec_hi = p->rec_lo + p->npairs;
   PetscCall(GpuMatsCUDAGetStream(&s));
   DiagPairRecordsKernel<<<(unsigned)((p->npairs + 255) / 256), 256, 0, (cudaStream_t)s>>>(p->nrows, p->inner, p->ncols, p->scheme == DIAG_SCHEME_HM, p->npairs, p->pair_a, p->pair_b, p->ea_d, p->eb_d, p->eb_base, p->rec_lo, p->rec_hi, p->rec_b);
   GpuMatsCallCUDA(cudaGetLastError());
