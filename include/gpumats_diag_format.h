@@ -177,8 +177,8 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, 
 /* C in blocks of 128 rows by windows of its sums within 128 consecutive offsets, chunks of A's and
    B's entry diagonals staged in shared memory for each (any schemes).  Its schedule comes from
    the plan: DiagDeviceProductCreate makes it where DiagDeviceProductNumeric takes this kernel
-   (banded operands the staged kernel does not take), DiagDeviceProductBlocksCreate otherwise (nothing for a CDM C that is not
-   square: DiagDeviceProductNumericBlocks then fails). */
+   (banded operands the staged kernel does not take), DiagDeviceProductBlocksCreate otherwise
+   (nothing for a CDM C that is not square: DiagDeviceProductNumericBlocks then fails). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductBlocksCreate(DiagDeviceProduct prod, const DiagProductPlan *plan, const DiagFormat *C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericBlocks(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The paper's Algorithm 2 (A, B, C all HM), the reference: one thread per stored entry of A,

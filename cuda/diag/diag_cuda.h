@@ -36,7 +36,7 @@ PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, Dia
    DIAG_BLOCKS_MIN_DIAGONALS entry diagonals filling at least half of the span of their offsets
    (banded), else the pairs kernel.  H200: the blocks kernel was 1.13-1.35x the staged kernel of
    before on bands of 51-401 diagonals at n = 10,240; the staged kernel that reads its pairs 32 at
-   a time is 1.1-1.2x faster than it there, and it is slower on scattered offsets (1.4-5x). */
+   a time is 1.08-1.29x faster than it there, and it is slower on scattered offsets (1.4-5x). */
 #define DIAG_BLOCKS_MIN_DIAGONALS 48
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);

@@ -15,9 +15,11 @@
    slower than the pairs and staged kernels (H200, Nsight Compute: 16 warps an SM, the
    registers' limit, 13-14 cycles between a warp's instructions, a quarter of the SM's issue
    rate).  On bands of 51-401 diagonals at n = 10,240 it was 1.13-1.35x faster than the staged
-   kernel of then, and the staged kernel that reads its pairs 32 at a time is now 1.1-1.3x faster
-   than it there: DiagDeviceProductNumeric takes it for banded operands (DIAG_BLOCKS_MIN_DIAGONALS)
-   only where the staged kernel does not apply (A's diagonals do not fit its shared memory).
+   kernel of then, and the staged kernel that reads its pairs 32 at a time is now 1.08-1.29x
+   faster than it there: DiagDeviceProductNumeric takes it for banded operands
+   (DIAG_BLOCKS_MIN_DIAGONALS) only where the staged kernel is not taken: A's diagonals do not
+   fit its shared memory, or fewer than DIAG_STAGED_MIN_PAIRS pairs meet on each diagonal of C
+   on average (never on bands of 48 diagonals or more: 24 or more a diagonal of C on average).
 
    The host cuts the windows and the chunks once (DiagDeviceProductBlocksCreate, from the plan's
    entry diagonals and C's diagonals: O(sums + chunks log diagonals), no pair lists needed), so

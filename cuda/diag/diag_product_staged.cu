@@ -35,7 +35,9 @@ extern "C" {
 #define DIAG_STAGED_ROWS    32   /* rows a block, a lane a row */
 #define DIAG_STAGED_THREADS 1024 /* 32 warps: with 150 KiB of A one block an SM, and its warps hide L2's latency */
 #define DIAG_STAGED_SMEM    (200 * 1024) /* within the 227 KiB an H100/H200 block may opt in to */
-#define DIAG_STAGED_CPW     64           /* diagonals of C a warp takes, about */
+#define DIAG_STAGED_CPW     64           /* diagonals of C a warp takes, at most */
+#define DIAG_STAGED_CPW_MIN 8            /*   and at least, where C has them (DiagStagedGridY) */
+#define DIAG_STAGED_FILL    256          /* warps an SM the grid gives, where the above allow */
 #define DIAG_STAGED_GRID_Y  65535
 
 /* a pair of diagonals that holds on all of a warp's rows, in one 16-byte record (one load): x, the
@@ -140,6 +142,31 @@ PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
   PetscFunctionReturn(0);
 }
 
+/* The blocks a row tile has (grid.y), from the diagonals of C each warp takes: so many that the
+   grid gives the device DIAG_STAGED_FILL warps an SM (four times the SM's 64), within
+   [DIAG_STAGED_CPW_MIN, DIAG_STAGED_CPW].  H200, bands at n = 10,240 (320 row tiles): 401
+   diagonals, one block a tile (one an SM at a time: 2.4 waves) 1.82 ms, four 1.60 ms; 201
+   diagonals, one 0.46 ms, two 0.42 ms, five 0.45 ms.  With fewer diagonals a warp the block's
+   staging of A is not repaid: the bands of 51 and 101 diagonals were 1.2x and 1.1x slower with
+   about one a warp. */
+static PetscErrorCode DiagStagedGridY(unsigned nrow_tiles, int ndiag_c, unsigned *grid_y)
+{
+  static int      nsm = 0; /* the device's SMs */
+  const int       ny  = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
+  long long       cpw;
+
+  PetscFunctionBegin;
+  if (!nsm) {
+    int dev;
+
+    GpuMatsCallCUDA(cudaGetDevice(&dev));
+    GpuMatsCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  }
+  cpw     = PetscMax(PetscMin((long long)nrow_tiles * ndiag_c / ((long long)DIAG_STAGED_FILL * nsm), DIAG_STAGED_CPW), DIAG_STAGED_CPW_MIN);
+  *grid_y = (unsigned)PetscMin(PetscMax((ndiag_c + ny * cpw - 1) / (ny * cpw), 1), DIAG_STAGED_GRID_Y);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p)
 {
   char  what[128];
@@ -160,10 +187,9 @@ PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p)
 
 PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C)
 {
-  const int ny = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
-  int       T;
-  size_t    bytes;
-  void     *s;
+  int    T;
+  size_t bytes;
+  void  *s;
 
   PetscFunctionBegin;
   PetscCall(DiagDeviceProductCheckOperands(p, A, B, C, "staged"));
@@ -177,7 +203,9 @@ PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A,
   PetscCheck(T, PETSC_COMM_SELF, PETSC_ERR_SUP, "The staged DIAG product stages A's %d diagonals in shared memory: %zu bytes, more than this device's or %d; use DiagDeviceProductNumericPairs", p->nea, bytes, DIAG_STAGED_SMEM);
   PetscCall(GpuMatsCUDAGetStream(&s));
   {
-    dim3 grid((unsigned)((p->nrows + T - 1) / T), (unsigned)PetscMin(PetscMax((p->ndiag_c + ny * DIAG_STAGED_CPW - 1) / (ny * DIAG_STAGED_CPW), 1), DIAG_STAGED_GRID_Y));
+    dim3 grid((unsigned)((p->nrows + T - 1) / T), 1);
+
+    PetscCall(DiagStagedGridY(grid.x, p->ndiag_c, &grid.y));
 
     if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductStagedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     DiagProductStagedKernel<<<grid, DIAG_STAGED_THREADS, bytes, (cudaStream_t)s>>>(p->nrows, p->inner, p->nea, p->ndiag_c, p->scheme == DIAG_SCHEME_HM, C->offset, C->start, p->pair_start, p->pair_a, p->rec_lo, p->rec_hi, p->rec_b, p->ea_d, p->ea_base, A->val, B->val, C->val);
