@@ -249,6 +249,26 @@ PetscErrorCode GpuMatsCUDADeviceUUID(unsigned char uuid[16])
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GpuMatsCUDADeviceAttribute(int attr, int *value)
+{
+  static struct {
+    int attr, value;
+  } known[8];          /* asked before: a process keeps its device, and launches ask for every product */
+  static int   nknown = 0;
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  for (int a = 0; a < nknown; a++)
+    if (known[a].attr == attr) {
+      *value = known[a].value;
+      PetscFunctionReturn(0);
+    }
+  PetscCall(GpuMatsCUDAStream(&s)); /* the context made, its device chosen */
+  GpuMatsCallCUDA(cudaDeviceGetAttribute(value, (cudaDeviceAttr)attr, GpuMatsCUDA.device));
+  if (nknown < 8) known[nknown].attr = attr, known[nknown++].value = *value;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GpuMatsCUDAGetStream(void **stream)
 {
   cudaStream_t s;

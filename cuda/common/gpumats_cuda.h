@@ -19,6 +19,9 @@ PetscErrorCode GpuMatsCUDASynchronize(void);
 PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present);
 /* The UUID of the device this process uses (its context made), which tells whether processes share it */
 PetscErrorCode GpuMatsCUDADeviceUUID(unsigned char uuid[16]);
+/* An attribute of the device this process uses, attr a cudaDeviceAttr (its SMs, the shared memory a
+   block may opt in to): the kernels' launch shapes */
+PetscErrorCode GpuMatsCUDADeviceAttribute(int attr, int *value);
 
 /* A slot that no COO value reaches (ELLPACK's padding, a stored value no entry names), in the
    maps by slot of the COO values' places (cuda/common/gpumats_coo_values.cuh): no place is this */

@@ -67,16 +67,11 @@ static size_t DiagBandedBytes(DiagDeviceProduct prod, int T)
 
 PetscErrorCode DiagDeviceProductBandedTile(DiagDeviceProduct prod, int *T)
 {
-  static int optin = 0; /* the device's largest shared memory per block */
+  int optin; /* the device's largest shared memory per block */
 
   PetscFunctionBegin;
   *T = 0;
-  if (!optin) {
-    int dev;
-
-    GpuMatsCallCUDA(cudaGetDevice(&dev));
-    GpuMatsCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  }
+  PetscCall(GpuMatsCUDADeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin));
   /* the widest tile within 96 KiB (two blocks an SM) that still makes enough blocks, else 32 rows
      within what the device allows */
   for (int t = 128; t >= 32 && !*T; t /= 2)

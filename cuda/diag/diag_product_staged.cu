@@ -126,17 +126,12 @@ static size_t DiagStagedSharedBytes(int nea)
 
 PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
 {
-  static int optin = 0; /* the device's largest shared memory per block */
-  size_t     limit;
+  int    optin; /* the device's largest shared memory per block */
+  size_t limit;
 
   PetscFunctionBegin;
   *T = 0;
-  if (!optin) {
-    int dev;
-
-    GpuMatsCallCUDA(cudaGetDevice(&dev));
-    GpuMatsCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  }
+  PetscCall(GpuMatsCUDADeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin));
   limit = PetscMin((size_t)DIAG_STAGED_SMEM, (size_t)optin);
   if (DiagStagedSharedBytes(p->nea) <= limit) *T = DIAG_STAGED_ROWS;
   PetscFunctionReturn(0);
@@ -151,17 +146,12 @@ PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
    about one a warp. */
 static PetscErrorCode DiagStagedGridY(unsigned nrow_tiles, int ndiag_c, unsigned *grid_y)
 {
-  static int      nsm = 0; /* the device's SMs */
-  const int       ny  = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
-  long long       cpw;
+  const int ny = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
+  int       nsm; /* the device's SMs */
+  long long cpw;
 
   PetscFunctionBegin;
-  if (!nsm) {
-    int dev;
-
-    GpuMatsCallCUDA(cudaGetDevice(&dev));
-    GpuMatsCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-  }
+  PetscCall(GpuMatsCUDADeviceAttribute(cudaDevAttrMultiProcessorCount, &nsm));
   cpw     = PetscMax(PetscMin((long long)nrow_tiles * ndiag_c / ((long long)DIAG_STAGED_FILL * nsm), DIAG_STAGED_CPW), DIAG_STAGED_CPW_MIN);
   *grid_y = (unsigned)PetscMin(PetscMax((ndiag_c + ny * cpw - 1) / (ny * cpw), 1), DIAG_STAGED_GRID_Y);
   PetscFunctionReturn(0);
