@@ -143,7 +143,8 @@ PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, 
 /* C = A B on the device, whatever the schemes, from the plan of the symbolic phase
    (DiagProductPlanCreate on the host).  DiagDeviceProductCreate puts the plan on the device
    (O(pairs) integers, nothing n-long); the numeric phase, again whenever A's or B's values
-   change, runs DiagDeviceProductNumeric: the banded kernel where it applies (banded CDM
+   change, runs DiagDeviceProductNumeric: the sweep kernel where it applies (banded operands of
+   any schemes whose bands fit a block's shared memory), else the banded kernel (banded CDM
    operands, n from 32k, rows of A and B staged in shared memory), else the staged pairs kernel
    where A's diagonals fit and 16 or more pairs meet on each diagonal of C on average, else the
    blocks kernel for banded operands (48 diagonals or more each), else the pairs kernel; C
@@ -158,12 +159,23 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan,
    does O(diagonals + range of the sums) work, the device the counting and the lists. */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C, DiagDeviceProduct *prod);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
-/* The kernel DiagDeviceProductNumeric runs for this product: "banded", "staged", "blocks" or "pairs" */
+/* The kernel DiagDeviceProductNumeric runs for this product: "sweep", "banded", "staged", "blocks"
+   or "pairs" */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductKernelName(DiagDeviceProduct prod, const char **name);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 /* Rows per tile T of the banded kernel for this product (0: it does not apply: not banded,
    mixed schemes, or too wide). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductBandedRows(DiagDeviceProduct prod, int *T);
+/* The banded kernel alone, for a banded CDM A, B and C (each compact diagonal of A one super- or
+   subdiagonal), rows of A and B staged in shared memory on tiles of T rows (from
+   DiagDeviceProductBandedRows) and the pairs from lists. */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, DiagDevice A, DiagDevice B, DiagDevice C);
+/* The sweep kernel alone: for banded operands (entry diagonals on at least half of each one's span
+   of offsets), both bands staged in shared memory on tiles of 32 rows, each warp holding 16
+   diagonals of C in registers; PETSC_ERR_SUP where it does not apply (DiagDeviceProductSweepApplies:
+   the bands do not fit a block's shared memory, scattered offsets, or a CDM C whose sums span n). */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericSweep(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+PETSC_EXTERN PetscErrorCode DiagDeviceProductSweepApplies(DiagDeviceProduct prod, PetscBool *applies);
 /* The pairs kernel alone: a block per (diagonal of C, tile of 1024 rows), A and B read from L2 */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 /* The pairs kernel with A's diagonals staged in shared memory on tiles of 32 rows, each warp

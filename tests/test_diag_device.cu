@@ -5,14 +5,16 @@
    50), structured sparse with more diagonals than a shared-memory tile (600), and
    n = 1e5; also after new values.  The product C = A B on banded, structured-sparse and
    rectangular (HM) matrices, in one scheme and mixed (HM x CDM, CDM x HM), against the host
-   twin of the plan, again after A's values change, by our kernels (pairs, banded), the paper's
+   twin of the plan, again after A's values change, by our kernels (pairs, staged, blocks,
+   sweep, banded; the sweep kernel's edges: rectangular bands, lopsided bands with holes, C's
+   sums beyond one block of warps, n below the band), the paper's
    Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled; banded of widths 1 to 41,
    structured sparse with 5 and 40 random offsets, n = 1, 7, 100, 1000), C poisoned with
    NaN first.  The SpMM C = A B (+ C) against k SpMVs of the host for k = 0, 1, 3, 8, 9,
    17 with padded leading dimensions, on HM (square, rectangular, no rows, no columns) and
    CDM matrices.  -banded_n <140000>: rows of the banded-kernel products (at least 32768 for
-   the kernel to be taken: 1024 blocks of 32 rows; smaller for racecheck's sake).  Prints "skipped" and exits 0 without a usable device; exits 1 when a
-   check fails. */
+   the kernel to be taken: 1024 blocks of 32 rows; smaller for racecheck's sake).  Prints
+   "skipped" and exits 0 without a usable device; exits 1 when a check fails. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -151,15 +153,15 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
 
 /* C = A B on the device against the host twin (DiagProductPlanNumericHost, itself checked
    against MATAIJ by test_diag_products): A (m x k, scheme sa) with entries on offsets offa, B
-   (k x n, scheme sb) on offsets offb, each entry kept with probability keep; our kernel (the
-   banded one where it applies), the pairs, staged and blocks kernels, the paper's Algorithm 2 (all HM, atomic)
-   and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN, then again after A's
-   values change.  C's device copy is made without values, as the product type makes it.
-   One line per kernel and pass; the kernel DiagDeviceProductKernelName names must give ours
-   bit for bit (no kernel of ours has atomics). */
+   (k x n, scheme sb) on offsets offb, each entry kept with probability keep; our kernel, the
+   pairs, staged and blocks kernels, the sweep and banded ones where they apply, the paper's
+   Algorithm 2 (all HM, atomic) and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN,
+   then again after A's values change.  C's device copy is made without values, as the product
+   type makes it.  One line per kernel and pass; the kernel DiagDeviceProductKernelName names
+   must give ours bit for bit (no kernel of ours has atomics). */
 static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks", "sweep", "banded"};
   PetscInt                *ai, *aj, *bi, *bj;
   double                  *aa, *ba, *dval, *oval;
   const char              *ours;
@@ -193,7 +195,9 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductPlanNumericHost(&plan, &A, &B, &C);
-    for (int variant = 0; variant < 6; variant++) {
+    for (int variant = 0; variant < 8; variant++) {
+      int T = 0; /* the banded kernel's rows a tile */
+
       const double tol = 1e-12;
       int          ok;
 
@@ -201,10 +205,18 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       if (variant == 2 && !(sa == DIAG_SCHEME_CDM && sb == DIAG_SCHEME_CDM)) continue;
       if (variant == 5 && C.scheme == DIAG_SCHEME_CDM && m != n) continue; /* no schedule: checked below */
       if (variant == 4) { /* only where A's diagonals fit the staged kernel's shared memory */
-        int T;
-
         PetscCall(DiagDeviceProductStagedRows(prod, &T));
         if (!T) continue;
+      }
+      if (variant == 7) { /* only for banded CDM operands whose tiles fit (the sweep kernel takes most) */
+        PetscCall(DiagDeviceProductBandedRows(prod, &T));
+        if (!T) continue;
+      }
+      if (variant == 6) { /* only for bands that fit the sweep kernel */
+        PetscBool applies;
+
+        PetscCall(DiagDeviceProductSweepApplies(prod, &applies));
+        if (!applies) continue;
       }
       for (PetscInt64 q = 0; q < nv; q++) dval[q] = NAN; /* an entry the kernel does not write fails */
       C.val = dval;
@@ -214,7 +226,9 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       else if (variant == 2) PetscCall(DiagDeviceProductNumericTiled(prod, dA, dB, dC));
       else if (variant == 3) PetscCall(DiagDeviceProductNumericPairs(prod, dA, dB, dC));
       else if (variant == 4) PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericBlocks(prod, dA, dB, dC));
+      else if (variant == 5) PetscCall(DiagDeviceProductNumericBlocks(prod, dA, dB, dC));
+      else if (variant == 6) PetscCall(DiagDeviceProductNumericSweep(prod, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericBanded(prod, T, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
@@ -415,8 +429,27 @@ static int Main(int argc, char **argv)
     PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 0, 0, 0, 1, off, 1, off, 1.0, "empty, mixed", &failures));
     PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1, 1, 1, 1, off, 1, off, 1.0, "one entry, mixed", &failures));
   }
-  { /* CDM bands large enough for the banded kernel (ours): tiles of 128 rows (5 and 21 diagonals),
-       of 32 rows in the largest shared memory (101 diagonals), a lopsided band with holes */
+  { /* the sweep kernel's edges: rectangular HM bands (rows off B's band), lopsided bands with holes,
+       a band too wide for one block of warps (C's 602 sums: two blocks a tile), n below the band */
+    PetscInt offa[16], offb[601], na = 0, nb = 0;
+
+    for (PetscInt d = -5; d <= 9; d++) offa[na++] = d;
+    for (PetscInt d = -7; d <= 3; d++) offb[nb++] = d;
+    PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_HM, 300, 250, 270, na, offa, nb, offb, 0.9, "sweep, rectangular bands", &failures));
+    PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 1000, 1000, 1000, na, offa, nb, offb, 0.9, "sweep, lopsided bands, mixed", &failures));
+    na = 0, nb = 0;
+    for (PetscInt d = 2; d <= 12; d += 2) offa[na++] = d; /* half the offsets of 2..12 and one */
+    for (PetscInt d = -40; d <= -30; d++) offb[nb++] = d;
+    PetscCall(CheckProduct(DIAG_SCHEME_CDM, 777, 777, 777, na, offa, nb, offb, 1.0, "sweep, bands off the main diagonal", &failures));
+    na = 0, nb = 0;
+    for (PetscInt d = -1; d <= 1; d++) offa[na++] = d;
+    for (PetscInt d = -300; d <= 300; d++) offb[nb++] = d;
+    PetscCall(CheckProduct(DIAG_SCHEME_HM, 3000, 3000, 3000, na, offa, nb, offb, 1.0, "sweep, 3 x 601 diagonals", &failures));
+    PetscCall(CheckProduct(DIAG_SCHEME_HM, 5, 5, 5, na, offa, 11, offb + 295, 1.0, "sweep, n 5 below the band", &failures));
+  }
+  { /* CDM bands large enough for the banded kernel (the sweep kernel ours): tiles of 128 rows (5 and
+       21 diagonals), of 32 rows in the largest shared memory (101 diagonals), a lopsided band with
+       holes; then a band times scattered offsets, where the banded kernel is ours */
     const PetscInt lo[] = {-2, -10, -50, -1}, hi[] = {2, 10, 50, 7};
 
     for (int b = 0; b < 4; b++) {
@@ -426,6 +459,13 @@ static int Main(int argc, char **argv)
       for (PetscInt d = lo[b]; d <= hi[b]; d++) off[noff++] = d;
       snprintf(what, sizeof(what), "banded %d..%d, n %d", (int)lo[b], (int)hi[b], (int)banded_n);
       PetscCall(CheckProduct(DIAG_SCHEME_CDM, banded_n, banded_n, banded_n, noff, off, noff, off, b == 3 ? 0.9 : 1.0, what, &failures));
+    }
+    {
+      PetscInt offb[5] = {-900, -77, 0, 31, 1200};
+
+      noff = 0;
+      for (PetscInt d = -10; d <= 10; d++) off[noff++] = d;
+      PetscCall(CheckProduct(DIAG_SCHEME_CDM, banded_n, banded_n, banded_n, noff, off, 5, offb, 0.9, "banded -10..10 times 5 scattered offsets", &failures));
     }
   }
   { /* the SpMM: square and rectangular HM, CDM, empty, one row, more diagonals than a tile */

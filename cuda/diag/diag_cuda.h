@@ -22,15 +22,10 @@ extern "C" {
    On GpuMatsCUDAGetStream(). */
 PetscErrorCode DiagDeviceSpMM(DiagDevice A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
 
-/* The banded kernel of DiagDeviceProductNumeric alone, for a banded CDM A, B and C (each
-   compact diagonal of A one super- or subdiagonal), rows of A and B staged in shared memory on
-   tiles of T rows (DiagDeviceProductBandedRows gives the T that fits).  DiagDeviceProductNumeric
-   takes this one itself when it applies. */
-PetscErrorCode DiagDeviceProductNumericBanded(DiagDeviceProduct prod, int T, DiagDevice A, DiagDevice B, DiagDevice C);
 /* DiagDeviceProductNumeric runs the staged pairs kernel (DiagDeviceProductNumericStaged) when
-   the banded kernel does not apply and A's entry diagonals on 32 rows, with the warps' records,
-   fit 200 KiB (or the device's shared memory a block: at most 736 diagonals) while at least
-   DIAG_STAGED_MIN_PAIRS pairs of diagonals meet on each diagonal of C on average. */
+   neither the sweep nor the banded kernel applies and A's entry diagonals on 32 rows, with the
+   warps' records, fit 200 KiB (or the device's shared memory a block: at most 736 diagonals)
+   while at least DIAG_STAGED_MIN_PAIRS pairs of diagonals meet on each diagonal of C on average. */
 #define DIAG_STAGED_MIN_PAIRS 16
 /* Else the blocks kernel (DiagDeviceProductNumericBlocks) where A and B each have at least
    DIAG_BLOCKS_MIN_DIAGONALS entry diagonals filling at least half of the span of their offsets

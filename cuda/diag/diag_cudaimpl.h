@@ -44,6 +44,11 @@ struct _n_DiagDeviceProduct {
   void      *blocks;
   int        blocks_nwin, blocks_nsum, blocks_nchunk;
   PetscBool  blocks_preferred;  /* DiagDeviceProductNumeric runs it (DiagBlocksPreferred) */
+  /* the sweep kernel (diag_product_sweep.cu), banded operands: A's offsets a_lo .. a_lo + sa - 1,
+     B's b_lo .. b_lo + sb - 1, C's sums sc; the value bases of A's, B's and C's diagonals by
+     offset, one device allocation; NULL where the kernel does not apply */
+  long long *sweep_base;
+  int        sweep_a_lo, sweep_sa, sweep_b_lo, sweep_sb, sweep_sc;
   /* the paper's kernels, made on the device at their first use */
   int       *c_index;           /* HM: m + n - 1, C's diagonal of offset d at d + m - 1, or -1 */
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
@@ -55,6 +60,9 @@ PetscBool DiagBlocksPreferred(const DiagProductPlan *plan);
 /* the operands of a numeric product are those the product p was made for (non-NULL, their sizes,
    C's diagonals and scheme); kernel names the caller in the messages */
 PetscErrorCode DiagDeviceProductCheckOperands(DiagDeviceProduct p, DiagDevice A, DiagDevice B, DiagDevice C, const char *kernel);
+
+/* the sweep kernel's bases where it applies (DiagDeviceProductCreate), else nothing */
+PetscErrorCode DiagDeviceProductSweepCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C);
 
 /* the staged kernel's per-pair records (made at its first use) */
 PetscErrorCode DiagDeviceProductRecordsCreate(DiagDeviceProduct p);

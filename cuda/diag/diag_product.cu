@@ -187,6 +187,7 @@ PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan, const DiagFo
     }
     (void)PetscFree(h);
   }
+  if (!ierr) ierr = DiagDeviceProductSweepCreate(p, plan, C);
   if (!ierr && p->one_scheme && C->scheme == DIAG_SCHEME_CDM) ierr = DiagBandedPairs(p, A, B, C);
   if (!ierr) ierr = DiagStagedPreferred(p, &staged);
   if (!ierr && !staged && DiagBlocksPreferred(plan)) {
@@ -211,12 +212,13 @@ PetscErrorCode DiagDeviceProductCheckOperands(DiagDeviceProduct p, DiagDevice A,
 }
 
 typedef enum {
+  DIAG_KERNEL_SWEEP,
   DIAG_KERNEL_BANDED,
   DIAG_KERNEL_STAGED,
   DIAG_KERNEL_BLOCKS,
   DIAG_KERNEL_PAIRS
 } DiagProductKernel;
-static const char *const DiagProductKernelNames[] = {"banded", "staged", "blocks", "pairs"};
+static const char *const DiagProductKernelNames[] = {"sweep", "banded", "staged", "blocks", "pairs"};
 
 /* the kernel for this product, and the banded kernel's rows a tile */
 static PetscErrorCode DiagDeviceProductChooseKernel(DiagDeviceProduct p, DiagProductKernel *kernel, int *T)
@@ -225,6 +227,10 @@ static PetscErrorCode DiagDeviceProductChooseKernel(DiagDeviceProduct p, DiagPro
 
   PetscFunctionBegin;
   *T = 0;
+  if (p->sweep_base) {
+    *kernel = DIAG_KERNEL_SWEEP;
+    PetscFunctionReturn(0);
+  }
   if (p->a_signed) PetscCall(DiagDeviceProductBandedRows(p, T));
   if (*T) *kernel = DIAG_KERNEL_BANDED;
   else {
@@ -253,6 +259,9 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
   PetscFunctionBegin;
   PetscCall(DiagDeviceProductChooseKernel(p, &kernel, &T));
   switch (kernel) {
+  case DIAG_KERNEL_SWEEP:
+    PetscCall(DiagDeviceProductNumericSweep(p, A, B, C));
+    break;
   case DIAG_KERNEL_BANDED:
     PetscCall(DiagDeviceProductNumericBanded(p, T, A, B, C));
     break;
@@ -354,6 +363,7 @@ PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod)
   PetscCall(GpuMatsCUDAFree((*prod)->c_index));
   PetscCall(GpuMatsCUDAFree((*prod)->b_index));
   PetscCall(GpuMatsCUDAFree((*prod)->a_signed));
+  PetscCall(GpuMatsCUDAFree((*prod)->sweep_base));
   PetscCall(GpuMatsCUDAFree((*prod)->plan_block));
   PetscCall(GpuMatsCUDAFree((*prod)->blocks));
   PetscCall(GpuMatsCUDAFree((*prod)->rec_b)); /* and rec_lo, rec_hi */

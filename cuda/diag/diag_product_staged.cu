@@ -196,7 +196,6 @@ PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct p, DiagDevice A,
     dim3 grid((unsigned)((p->nrows + T - 1) / T), 1);
 
     PetscCall(DiagStagedGridY(grid.x, p->ndiag_c, &grid.y));
-
     if (bytes > 48 * 1024) GpuMatsCallCUDA(cudaFuncSetAttribute(DiagProductStagedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     DiagProductStagedKernel<<<grid, DIAG_STAGED_THREADS, bytes, (cudaStream_t)s>>>(p->nrows, p->inner, p->nea, p->ndiag_c, p->scheme == DIAG_SCHEME_HM, C->offset, C->start, p->pair_start, p->pair_a, p->rec_lo, p->rec_hi, p->rec_b, p->ea_d, p->ea_base, A->val, B->val, C->val);
     GpuMatsCallCUDA(cudaGetLastError());

@@ -1,7 +1,8 @@
 /* The ghost values of an MPI matrix (hosted by MATMPIAIJ, mpishadow.c, or owning its blocks,
    mpiblocks.c: mpidiag), exchanged through pinned host buffers of the matrix's own when its
-   vectors are on the device and MPI is not GPU-aware (-use_gpu_aware_mpi 0).  PETSc's scatter then copies them through unpinned host buffers, and
-   begins it before the diagonal block's product; here the values to send are gathered and
+   vectors are on the device and MPI is not GPU-aware (-use_gpu_aware_mpi 0).  PETSc's scatter
+   then copies them through unpinned host buffers, and begins it before the diagonal block's
+   product; here the values to send are gathered and
    copied first, the diagonal block's product is queued behind them and runs while the host
    waits for the copy and exchanges the values with MPI, then the ghosts go up and the
    off-process block adds its part.  The processes to exchange with, and what, are found once
