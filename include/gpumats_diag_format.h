@@ -147,7 +147,8 @@ PETSC_EXTERN PetscErrorCode DiagDeviceMult(DiagDevice dev, PetscBool transpose, 
    any schemes whose bands fit a block's shared memory), else the banded kernel (banded CDM
    operands, n from 32k, rows of A and B staged in shared memory), else the staged pairs kernel
    where A's diagonals fit and 16 or more pairs meet on each diagonal of C on average, else the
-   blocks kernel for banded operands (48 diagonals or more each), else the pairs kernel; C
+   blocks kernel for banded operands (48 diagonals or more each), else the shuffle kernel where
+   A's diagonals fit and 3 or more pairs meet on each diagonal of C, else the pairs kernel; C
    written once, no atomics.  DiagDeviceProductKernelName says which.  The other launchers run
    one kernel each, so that benchmarks can time them against each other and against the
    paper's algorithms. */
@@ -159,8 +160,8 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductCreate(const DiagProductPlan *plan,
    does O(diagonals + range of the sums) work, the device the counting and the lists. */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductPlan(const DiagFormat *A, const DiagFormat *B, DiagProductPlan *plan, DiagFormat *C, DiagDeviceProduct *prod);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
-/* The kernel DiagDeviceProductNumeric runs for this product: "sweep", "banded", "staged", "blocks"
-   or "pairs" */
+/* The kernel DiagDeviceProductNumeric runs for this product: "sweep", "banded", "staged", "blocks",
+   "shuffle" or "pairs" */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductKernelName(DiagDeviceProduct prod, const char **name);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductDestroy(DiagDeviceProduct *prod);
 /* Rows per tile T of the banded kernel for this product (0: it does not apply: not banded,
@@ -186,6 +187,14 @@ PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericPairs(DiagDeviceProduct prod
    do not fit (more than 736 diagonals in 200 KiB). */
 PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericStaged(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
 PETSC_EXTERN PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct prod, int *T);
+/* The shuffle kernel: A's diagonals staged on tiles of 32 R rows (R rows a lane), each warp
+   walking diagonals of C, their pairs handed to the warp by shuffles (what DiagDeviceProductNumeric
+   runs where none of the above does and at least DIAG_SHUFFLE_MIN_PAIRS pairs meet on each
+   diagonal of C on average); the same C as the pairs kernel bit for bit.  PETSC_ERR_SUP where
+   A's diagonals do not fit.  DiagDeviceProductShuffleRows gives R for this product: 4 or 2, the
+   most that fit the device's shared memory a block (up to about 227 or 454 diagonals), or 0. */
+PETSC_EXTERN PetscErrorCode DiagDeviceProductNumericShuffle(DiagDeviceProduct prod, DiagDevice A, DiagDevice B, DiagDevice C);
+PETSC_EXTERN PetscErrorCode DiagDeviceProductShuffleRows(DiagDeviceProduct prod, int *R);
 /* C in blocks of 128 rows by windows of its sums within 128 consecutive offsets, chunks of A's and
    B's entry diagonals staged in shared memory for each (any schemes).  Its schedule comes from
    the plan: DiagDeviceProductCreate makes it where DiagDeviceProductNumeric takes this kernel

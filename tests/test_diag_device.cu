@@ -6,8 +6,9 @@
    n = 1e5; also after new values.  The product C = A B on banded, structured-sparse and
    rectangular (HM) matrices, in one scheme and mixed (HM x CDM, CDM x HM), against the host
    twin of the plan, again after A's values change, by our kernels (pairs, staged, blocks,
-   sweep, banded; the sweep kernel's edges: rectangular bands, lopsided bands with holes, C's
-   sums beyond one block of warps, n below the band), the paper's
+   sweep, banded, shuffle; the sweep kernel's edges: rectangular bands, lopsided bands with
+   holes, C's sums beyond one block of warps, n below the band; the shuffle kernel's C the pairs
+   kernel's bit for bit, with 4 and 2 rows a lane), the paper's
    Algorithm 2 (HM, atomic) and Algorithm 1 (CDM, tiled; banded of widths 1 to 41,
    structured sparse with 5 and 40 random offsets, n = 1, 7, 100, 1000), C poisoned with
    NaN first.  The SpMM C = A B (+ C) against k SpMVs of the host for k = 0, 1, 3, 8, 9,
@@ -154,16 +155,17 @@ static int WithinTolerance(PetscInt64 n, const double *y, const double *ref, dou
 /* C = A B on the device against the host twin (DiagProductPlanNumericHost, itself checked
    against MATAIJ by test_diag_products): A (m x k, scheme sa) with entries on offsets offa, B
    (k x n, scheme sb) on offsets offb, each entry kept with probability keep; our kernel, the
-   pairs, staged and blocks kernels, the sweep and banded ones where they apply, the paper's
-   Algorithm 2 (all HM, atomic) and Algorithm 1 (all CDM, tiled), each on a C poisoned with NaN,
-   then again after A's values change.  C's device copy is made without values, as the product
-   type makes it.  One line per kernel and pass; the kernel DiagDeviceProductKernelName names
-   must give ours bit for bit (no kernel of ours has atomics). */
+   pairs, staged and blocks kernels, the sweep, banded and shuffle ones where they apply, the
+   paper's Algorithm 2 (all HM, atomic) and Algorithm 1 (all CDM, tiled), each on a C poisoned
+   with NaN, then again after A's values change.  C's device copy is made without values, as the
+   product type makes it.  One line per kernel and pass; the kernel DiagDeviceProductKernelName
+   names must give ours bit for bit (no kernel of ours has atomics), and the shuffle kernel the
+   pairs kernel's C bit for bit (the same sums in the same order). */
 static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m, PetscInt k, PetscInt n, PetscInt noffa, const PetscInt *offa, PetscInt noffb, const PetscInt *offb, double keep, const char *what, int *failures)
 {
-  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks", "sweep", "banded"};
+  static const char *const variant_name[] = {"ours", "atomic (Algorithm 2)", "tiled (Algorithm 1)", "pairs", "staged", "blocks", "sweep", "banded", "shuffle"};
   PetscInt                *ai, *aj, *bi, *bj;
-  double                  *aa, *ba, *dval, *oval;
+  double                  *aa, *ba, *dval, *oval, *pval;
   const char              *ours;
   DiagFormat               A, B, C;
   DiagProductPlan          plan;
@@ -186,6 +188,7 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
   C.val = (double *)calloc((size_t)C.start[C.ndiag] + 1, sizeof(double));
   dval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   oval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
+  pval  = (double *)malloc(sizeof(double) * (C.start[C.ndiag] + 1));
   for (int pass = 0; pass < 2; pass++) {
     double          *hval = C.val, rel;
     const PetscInt64 nv   = C.start[C.ndiag];
@@ -195,8 +198,8 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       PetscCall(DiagDeviceCopyValues(dA, &A));
     }
     DiagProductPlanNumericHost(&plan, &A, &B, &C);
-    for (int variant = 0; variant < 8; variant++) {
-      int T = 0; /* the banded kernel's rows a tile */
+    for (int variant = 0; variant < 9; variant++) {
+      int T = 0; /* the banded kernel's rows a tile, the shuffle kernel's rows a lane */
 
       const double tol = 1e-12;
       int          ok;
@@ -210,6 +213,10 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       }
       if (variant == 7) { /* only for banded CDM operands whose tiles fit (the sweep kernel takes most) */
         PetscCall(DiagDeviceProductBandedRows(prod, &T));
+        if (!T) continue;
+      }
+      if (variant == 8) { /* only where A's diagonals fit the shuffle kernel */
+        PetscCall(DiagDeviceProductShuffleRows(prod, &T));
         if (!T) continue;
       }
       if (variant == 6) { /* only for bands that fit the sweep kernel */
@@ -228,7 +235,8 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
       else if (variant == 4) PetscCall(DiagDeviceProductNumericStaged(prod, dA, dB, dC));
       else if (variant == 5) PetscCall(DiagDeviceProductNumericBlocks(prod, dA, dB, dC));
       else if (variant == 6) PetscCall(DiagDeviceProductNumericSweep(prod, dA, dB, dC));
-      else PetscCall(DiagDeviceProductNumericBanded(prod, T, dA, dB, dC));
+      else if (variant == 7) PetscCall(DiagDeviceProductNumericBanded(prod, T, dA, dB, dC));
+      else PetscCall(DiagDeviceProductNumericShuffle(prod, dA, dB, dC));
       PetscCall(DiagDeviceGetValues(dC, &C));
       C.val = hval;
       ok    = WithinTolerance(nv, dval, hval, tol, &rel);
@@ -240,6 +248,12 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
         if (!ok) (*failures)++;
         printf("%s %s %s: ours is the %s kernel (DiagDeviceProductKernelName), pass %d: %s\n", ok ? "ok    " : "FAILED", sname, what, ours, pass, ok ? "the same C bit for bit" : "a different C");
       }
+      if (variant == 3) memcpy(pval, dval, sizeof(double) * nv);
+      if (variant == 8) {
+        ok = !memcmp(pval, dval, sizeof(double) * nv);
+        if (!ok) (*failures)++;
+        printf("%s %s %s: the shuffle kernel (%d rows a lane) against the pairs kernel, pass %d: %s\n", ok ? "ok    " : "FAILED", sname, what, T, pass, ok ? "the same C bit for bit" : "a different C");
+      }
     }
   }
   PetscCall(DiagDeviceProductDestroy(&prod));
@@ -248,7 +262,7 @@ static PetscErrorCode CheckProductMixed(DiagScheme sa, DiagScheme sb, PetscInt m
   PetscCall(DiagDeviceDestroy(&dC));
   DiagProductPlanFree(&plan);
   DiagFormatFree(&A), DiagFormatFree(&B), DiagFormatFree(&C);
-  free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval), free(oval);
+  free(ai), free(aj), free(aa), free(bi), free(bj), free(ba), free(dval), free(oval), free(pval);
   PetscFunctionReturn(0);
 }
 
@@ -408,7 +422,8 @@ static int Main(int argc, char **argv)
   }
   PetscCall(CheckTiledProducts(&failures));
   { /* mixed schemes (the pairs kernel across HM and CDM), and a diagonal of C with more pairs than
-       one staging of the pairs kernel (256): a band of 301 diagonals, its main diagonal 301 pairs */
+       one staging of the pairs kernel (256): a band of 301 diagonals, its main diagonal 301 pairs;
+       scattered offsets like the paper's Table 2, where the shuffle kernel is ours */
     for (PetscInt w = 1; w <= 50; w *= 7) {
       noff = 0;
       for (PetscInt d = -w; d <= w + 1; d++) off[noff++] = d;
@@ -425,6 +440,10 @@ static int Main(int argc, char **argv)
     noff = 0; /* like the paper's Table 2: 150 diagonals over [-n/4, n/4], C nearly full */
     for (PetscInt t = 0; t < 150; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 2000) - 1000;
     for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 4000, 4000, 4000, noff, off, noff, off, 1.0, "structured, 150 offsets over [-n/4, n/4]", &failures));
+    noff = 0; /* 240 diagonals over [-n/2, n/2]: about 5 pairs a diagonal of C, too many diagonals for
+                 the shuffle kernel's 4 rows a lane (it takes 2) */
+    for (PetscInt t = 0; t < 240; t++) off[noff++] = (PetscInt)((Uniform() + 1) * 0.5 * 6000) - 3000;
+    for (int scheme = 0; scheme < 2; scheme++) PetscCall(CheckProduct((DiagScheme)scheme, 6000, 6000, 6000, noff, off, noff, off, 1.0, "structured, 240 offsets over [-n/2, n/2]", &failures));
     off[0] = 0;
     PetscCall(CheckProductMixed(DIAG_SCHEME_HM, DIAG_SCHEME_CDM, 0, 0, 0, 1, off, 1, off, 1.0, "empty, mixed", &failures));
     PetscCall(CheckProductMixed(DIAG_SCHEME_CDM, DIAG_SCHEME_HM, 1, 1, 1, 1, off, 1, off, 1.0, "one entry, mixed", &failures));

@@ -12,7 +12,7 @@ Columns, each a median in ms of CUDA-event times after warm-up:\n\
            C allocated on the device); cusparseSpGEMM work estimation + compute + C's arrays + copy;\n\
   numeric: MatProductNumeric again (MAT_REUSE_MATRIX); cusparseSpGEMMreuse_compute;\n\
   kernel:  the diag numeric kernel alone (DiagDeviceProductNumeric's choice; also the pairs, the staged,\n\
-           the blocks, the sweep and the banded kernels each where they apply, each checked), a 0.2 ms\n\
+           the blocks, the sweep, the banded and the shuffle kernels each where they apply, each checked), a 0.2 ms\n\
            spin before it hides the launch.\n\
 flops = 2 x the multiply-adds of the diagonal pairs, bytes = A's, B's and C's stored values once; roofline\n\
 time = max(bytes / read bandwidth measured, flops / 67 Tflop/s), and each time's fraction of it.\n";
@@ -110,7 +110,7 @@ static PetscErrorCode RunNumeric(void *ctx)
 typedef struct {
   DiagDeviceProduct prod;
   DiagDevice        A, B, C;
-  int               which; /* 0: DiagDeviceProductNumeric's choice, 1: pairs, 2: staged, 3: blocks, 4: sweep, 5: banded */
+  int               which; /* 0: DiagDeviceProductNumeric's choice, 1: pairs, 2: staged, 3: blocks, 4: sweep, 5: banded, 6: shuffle */
   int               T;     /* the banded kernel's rows a tile */
 } KernelRun;
 
@@ -124,6 +124,7 @@ static PetscErrorCode RunKernel(void *ctx)
   else if (r->which == 3) PetscCall(DiagDeviceProductNumericBlocks(r->prod, r->A, r->B, r->C));
   else if (r->which == 4) PetscCall(DiagDeviceProductNumericSweep(r->prod, r->A, r->B, r->C));
   else if (r->which == 5) PetscCall(DiagDeviceProductNumericBanded(r->prod, r->T, r->A, r->B, r->C));
+  else if (r->which == 6) PetscCall(DiagDeviceProductNumericShuffle(r->prod, r->A, r->B, r->C));
   else PetscCall(DiagDeviceProductNumeric(r->prod, r->A, r->B, r->C));
   PetscFunctionReturn(0);
 }
@@ -292,7 +293,7 @@ static PetscErrorCode BenchSpGEMM(BenchTimer *timer, PetscInt n, const RowCSR *a
 
 /* the diag kernel alone on its own device copies, each kernel's C checked against the host twin up to
    check_max_n (err: the largest relative difference of the kernels) */
-static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, DiagScheme sb, const RowCSR *a, const RowCSR *b, PetscInt warmup, PetscInt reps, PetscInt check_max_n, double kernel[6], DiagFormat *C, DiagProductPlan *plan, PetscInt64 *bytes, double *err)
+static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, DiagScheme sb, const RowCSR *a, const RowCSR *b, PetscInt warmup, PetscInt reps, PetscInt check_max_n, double kernel[7], DiagFormat *C, DiagProductPlan *plan, PetscInt64 *bytes, double *err)
 {
   DiagFormat fa, fb;
   KernelRun  r;
@@ -316,13 +317,19 @@ static PetscErrorCode BenchKernel(BenchTimer *timer, PetscInt n, DiagScheme sa, 
     PetscCall(PetscMalloc1(nv + 1, &dev));
   }
   *err = -1;
-  for (r.which = 5; r.which >= 0; r.which--) { /* banded, sweep, blocks (the rows' C are square: it always applies), staged, pairs, then the default */
+  for (r.which = 6; r.which >= 0; r.which--) { /* shuffle, banded, sweep, blocks (the rows' C are square: it always applies), staged, pairs, then the default */
     kernel[r.which] = -1;
     if (r.which == 2) { /* only where A fits the staged kernel */
       int T;
 
       PetscCall(DiagDeviceProductStagedRows(r.prod, &T));
       if (!T) continue;
+    }
+    if (r.which == 6) { /* only where A fits the shuffle kernel */
+      int R;
+
+      PetscCall(DiagDeviceProductShuffleRows(r.prod, &R));
+      if (!R) continue;
     }
     if (r.which == 4) { /* only for bands that fit the sweep kernel */
       PetscBool applies;
@@ -373,7 +380,7 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
   DiagFormat       C;
   DiagProductPlan  plan;
   PetscInt64       bytes;
-  double           d_first = -1, d_num = -1, kernel[6] = {-1, -1, -1, -1, -1, -1}, p_first = -1, p_num = -1, s_first = -1, s_num = -1, err = -1, roof_ms;
+  double           d_first = -1, d_num = -1, kernel[7] = {-1, -1, -1, -1, -1, -1, -1}, p_first = -1, p_num = -1, s_first = -1, s_num = -1, err = -1, roof_ms;
   long long        nnzc_csr = 0;
 
   PetscFunctionBegin;
@@ -433,12 +440,12 @@ static PetscErrorCode BenchRow(BenchTimer *timer, const BenchBandwidth *bw, cons
 #endif
   if (a.nnz <= csr_max_nnz) PetscCall(BenchSpGEMM(timer, row->n, &a, &b, warmup, first_reps, reps, &s_first, &s_num, &nnzc_csr));
   roof_ms = PetscMax((double)bytes / (bw->read_gbs * 1e9), (double)plan.flops / H200_FP64_FLOPS) * 1e3;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %3" PetscInt_FMT "x%-3" PetscInt_FMT " %s C %5" PetscInt_FMT " diags %9.3f Gflop %8.1f MB roof %8.4f | diag first %8.3f num %8.3f kernel %8.3f (%4.0f%% roof; pairs %8.3f staged %8.3f blocks %8.3f sweep %8.3f banded %8.3f) | aijcusparse first %8.3f num %8.3f | SpGEMM first %8.3f num %8.3f | paper %7.2f | err %.1e\n", row->name, row->n, row->dga, row->dgb,
-                        sa == sb ? (sa == MAT_DIAG_SCHEME_CDM ? "CDM   " : "HM    ") : (sa == MAT_DIAG_SCHEME_CDM ? "CDMxHM" : "HMxCDM"), C.ndiag, (double)plan.flops * 1e-9, (double)bytes / 1e6, roof_ms, d_first, d_num, kernel[0], 100 * roof_ms / kernel[0], kernel[1], kernel[2], kernel[3], kernel[4], kernel[5], p_first, p_num, s_first, s_num, row->cuda_ms, err));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-15s n %7" PetscInt_FMT " dg %3" PetscInt_FMT "x%-3" PetscInt_FMT " %s C %5" PetscInt_FMT " diags %9.3f Gflop %8.1f MB roof %8.4f | diag first %8.3f num %8.3f kernel %8.3f (%4.0f%% roof; pairs %8.3f staged %8.3f blocks %8.3f sweep %8.3f banded %8.3f shuffle %8.3f) | aijcusparse first %8.3f num %8.3f | SpGEMM first %8.3f num %8.3f | paper %7.2f | err %.1e\n", row->name, row->n, row->dga, row->dgb,
+                        sa == sb ? (sa == MAT_DIAG_SCHEME_CDM ? "CDM   " : "HM    ") : (sa == MAT_DIAG_SCHEME_CDM ? "CDMxHM" : "HMxCDM"), C.ndiag, (double)plan.flops * 1e-9, (double)bytes / 1e6, roof_ms, d_first, d_num, kernel[0], 100 * roof_ms / kernel[0], kernel[1], kernel[2], kernel[3], kernel[4], kernel[5], kernel[6], p_first, p_num, s_first, s_num, row->cuda_ms, err));
   if (csv) {
     fprintf(csv, "%s,%lld,%lld,%lld,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,", row->name, (long long)row->n, (long long)row->dga, (long long)row->dgb, sa == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", sb == MAT_DIAG_SCHEME_CDM ? "cdm" : "hm", (long long)a.nnz, (long long)b.nnz, (long long)C.ndiag, (long long)C.start[C.ndiag], nnzc_csr, (long long)plan.npairs, (long long)plan.flops, (long long)bytes);
     fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,", roof_ms, d_first, d_num, kernel[0], kernel[1], kernel[2], kernel[3], roof_ms / kernel[0], roof_ms / d_num);
-    fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.2f,%.3f,%.3f,%.2e,%.6f,%.6f\n", p_first, p_num, s_first, s_num, row->cuda_ms, row->cuda_ms > 0 ? row->cuda_ms / d_num : 0, row->cuda_ms > 0 ? row->cuda_ms / d_first : 0, err, kernel[4], kernel[5]);
+    fprintf(csv, "%.6f,%.6f,%.6f,%.6f,%.2f,%.3f,%.3f,%.2e,%.6f,%.6f,%.6f\n", p_first, p_num, s_first, s_num, row->cuda_ms, row->cuda_ms > 0 ? row->cuda_ms / d_num : 0, row->cuda_ms > 0 ? row->cuda_ms / d_first : 0, err, kernel[4], kernel[5], kernel[6]);
   }
   DiagProductPlanFree(&plan);
   DiagFormatFree(&C);
@@ -489,7 +496,7 @@ int main(int argc, char **argv)
     csv = fopen(csvpath, "w");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csvpath);
     setvbuf(csv, NULL, _IOLBF, 0); /* line by line: a library that aborts later loses nothing measured */
-    fprintf(csv, "row,n,dga,dgb,scheme_a,scheme_b,nza,nzb,dgc,diag_values_c,csr_nnz_c,pairs,flops,bytes,roofline_ms,diag_first_ms,diag_numeric_ms,diag_kernel_ms,diag_pairs_kernel_ms,diag_staged_kernel_ms,diag_blocks_kernel_ms,kernel_frac_roofline,numeric_frac_roofline,aijcusparse_first_ms,aijcusparse_numeric_ms,spgemm_first_ms,spgemm_reuse_numeric_ms,paper_cuda_ms,paper_over_diag_numeric,paper_over_diag_first,rel_err,diag_sweep_kernel_ms,diag_banded_kernel_ms\n");
+    fprintf(csv, "row,n,dga,dgb,scheme_a,scheme_b,nza,nzb,dgc,diag_values_c,csr_nnz_c,pairs,flops,bytes,roofline_ms,diag_first_ms,diag_numeric_ms,diag_kernel_ms,diag_pairs_kernel_ms,diag_staged_kernel_ms,diag_blocks_kernel_ms,kernel_frac_roofline,numeric_frac_roofline,aijcusparse_first_ms,aijcusparse_numeric_ms,spgemm_first_ms,spgemm_reuse_numeric_ms,paper_cuda_ms,paper_over_diag_numeric,paper_over_diag_first,rel_err,diag_sweep_kernel_ms,diag_banded_kernel_ms,diag_shuffle_kernel_ms\n");
   }
   all = DiagTableRows(&nall);
   if (!rows[0])

@@ -4,10 +4,12 @@
 
    Our kernels: diag_product_pairs.cu (any schemes: a thread block per (diagonal of C, tile of
    rows) summing the pairs of entry diagonals that meet there, from registers, writing C once),
-   diag_product_staged.cu (the same with A staged in shared memory, where many pairs meet on
-   each diagonal of C), diag_product_blocks.cu (A and B staged, for banded operands the staged
-   kernel does not take) and diag_product_banded.cu (A banded, all CDM, n from 32k: rows of A
-   and B staged in shared memory).
+   diag_product_staged.cu (the same with A staged in shared memory: the staged kernel where many
+   pairs meet on each diagonal of C, the shuffle kernel where a few do), diag_product_blocks.cu
+   (A and B staged, for banded operands the staged kernel does not take),
+   diag_product_banded.cu (A banded, all CDM, n from 32k: rows of A and B staged in shared
+   memory) and diag_product_sweep.cu (both operands bands that fit a block's shared memory: no
+   pair lists, 16 diagonals of C a warp in registers).
    The paper's Algorithm 1 (CDM) is in diag_product_tiled.cu. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
@@ -216,14 +218,16 @@ typedef enum {
   DIAG_KERNEL_BANDED,
   DIAG_KERNEL_STAGED,
   DIAG_KERNEL_BLOCKS,
+  DIAG_KERNEL_SHUFFLE,
   DIAG_KERNEL_PAIRS
 } DiagProductKernel;
-static const char *const DiagProductKernelNames[] = {"sweep", "banded", "staged", "blocks", "pairs"};
+static const char *const DiagProductKernelNames[] = {"sweep", "banded", "staged", "blocks", "shuffle", "pairs"};
 
 /* the kernel for this product, and the banded kernel's rows a tile */
 static PetscErrorCode DiagDeviceProductChooseKernel(DiagDeviceProduct p, DiagProductKernel *kernel, int *T)
 {
   PetscBool staged;
+  int       R; /* the shuffle kernel's rows a lane */
 
   PetscFunctionBegin;
   *T = 0;
@@ -235,7 +239,12 @@ static PetscErrorCode DiagDeviceProductChooseKernel(DiagDeviceProduct p, DiagPro
   if (*T) *kernel = DIAG_KERNEL_BANDED;
   else {
     PetscCall(DiagStagedPreferred(p, &staged));
-    *kernel = staged ? DIAG_KERNEL_STAGED : p->blocks && p->blocks_preferred ? DIAG_KERNEL_BLOCKS : DIAG_KERNEL_PAIRS;
+    if (staged) *kernel = DIAG_KERNEL_STAGED;
+    else if (p->blocks && p->blocks_preferred) *kernel = DIAG_KERNEL_BLOCKS;
+    else {
+      PetscCall(DiagDeviceProductShuffleRows(p, &R));
+      *kernel = R && p->npairs >= DIAG_SHUFFLE_MIN_PAIRS * (PetscInt64)p->ndiag_c ? DIAG_KERNEL_SHUFFLE : DIAG_KERNEL_PAIRS;
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -270,6 +279,9 @@ PetscErrorCode DiagDeviceProductNumeric(DiagDeviceProduct p, DiagDevice A, DiagD
     break;
   case DIAG_KERNEL_BLOCKS:
     PetscCall(DiagDeviceProductNumericBlocks(p, A, B, C));
+    break;
+  case DIAG_KERNEL_SHUFFLE:
+    PetscCall(DiagDeviceProductNumericShuffle(p, A, B, C));
     break;
   default:
     PetscCall(DiagDeviceProductNumericPairs(p, A, B, C));

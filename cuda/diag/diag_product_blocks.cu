@@ -258,9 +258,8 @@ PetscBool DiagBlocksPreferred(const DiagProductPlan *plan)
 {
   const PetscInt nea = plan->nea, neb = plan->neb;
 
-  /* banded operands: enough diagonals, filling at least half of their offsets' span */
-  if (nea < DIAG_BLOCKS_MIN_DIAGONALS || neb < DIAG_BLOCKS_MIN_DIAGONALS) return PETSC_FALSE;
-  return (PetscBool)(2 * (PetscInt64)nea >= (PetscInt64)plan->ea_d[plan->a_order[nea - 1]] - plan->ea_d[plan->a_order[0]] + 1 && 2 * (PetscInt64)neb >= (PetscInt64)plan->eb_d[plan->b_order[neb - 1]] - plan->eb_d[plan->b_order[0]] + 1);
+  /* banded operands with enough diagonals */
+  return (PetscBool)(nea >= DIAG_BLOCKS_MIN_DIAGONALS && neb >= DIAG_BLOCKS_MIN_DIAGONALS && DiagPlanBanded(plan));
 }
 
 PetscErrorCode DiagDeviceProductBlocksCreate(DiagDeviceProduct p, const DiagProductPlan *plan, const DiagFormat *C)

@@ -13,10 +13,11 @@
    each thread computing one pair's range clipped to the tile and its two value offsets;
    then every thread runs over the staged pairs, accumulating its slots in registers: per
    pair and slot two coalesced loads and one FMA, no index arithmetic beyond a compare.  C is
-   written once, no atomics, a fixed summation order (the plan's).  Where few pairs meet on each
-   diagonal of C (the DIAG paper's tables) it is bound by L2's bandwidth, and still the fastest:
-   kernels that read A from shared memory instead spent more in instructions than they saved in
-   bytes (BENCHMARKS.md, the stream kernel). */
+   written once, no atomics, a fixed summation order (the plan's).  Where one or two pairs meet on
+   each diagonal of C (the DIAG paper's Table 1) it is bound by L2's bandwidth, and still the
+   fastest: kernels that read A from shared memory instead spent more in instructions than they
+   saved in bytes (BENCHMARKS.md, the stream kernel).  From 3 pairs the shuffle kernel
+   (diag_product_staged.cu) does the same sums with A from shared memory, and wins. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 extern "C" {

@@ -118,12 +118,8 @@ PetscErrorCode DiagDeviceProductSweepCreate(DiagDeviceProduct p, const DiagProdu
   char       what[128];
 
   PetscFunctionBegin;
-  if (!plan->nea || !plan->neb || !C->ndiag) PetscFunctionReturn(0);
-  a_lo = a_hi = plan->ea_d[0];
-  for (PetscInt e = 1; e < plan->nea; e++) a_lo = PetscMin(a_lo, plan->ea_d[e]), a_hi = PetscMax(a_hi, plan->ea_d[e]);
-  b_lo = b_hi = plan->eb_d[0];
-  for (PetscInt e = 1; e < plan->neb; e++) b_lo = PetscMin(b_lo, plan->eb_d[e]), b_hi = PetscMax(b_hi, plan->eb_d[e]);
-  if (2 * plan->nea < a_hi - a_lo + 1 || 2 * plan->neb < b_hi - b_lo + 1) PetscFunctionReturn(0);
+  if (!C->ndiag || !DiagPlanBanded(plan)) PetscFunctionReturn(0);
+  DiagPlanSpans(plan, &a_lo, &a_hi, &b_lo, &b_hi);
   if (a_hi - a_lo + 1 > 1024 || b_hi - b_lo + 1 > 1024) PetscFunctionReturn(0); /* far beyond any that fits (and no overflow below) */
   PetscCall(GpuMatsCUDADeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin));
   if (DiagSweepBytes((int)(a_hi - a_lo + 1), (int)(b_hi - b_lo + 1)) > (size_t)optin) PetscFunctionReturn(0);
@@ -136,16 +132,11 @@ PetscErrorCode DiagDeviceProductSweepCreate(DiagDeviceProduct p, const DiagProdu
   for (size_t t = 0; t < n; t++) h[t] = DIAG_SWEEP_NONE;
   for (PetscInt e = 0; e < plan->nea; e++) h[plan->ea_d[e] - a_lo] = plan->ea_base[e];
   for (PetscInt e = 0; e < plan->neb; e++) h[p->sweep_sa + plan->eb_d[e] - b_lo] = plan->eb_base[e];
-  for (PetscInt c = 0; c < C->ndiag; c++) { /* C's diagonals by their sums (a CDM diagonal: the part in range) */
-    const PetscInt k = C->offset[c];
+  for (PetscInt c = 0; c < C->ndiag; c++) { /* C's diagonals by their sums: one each, the sums spanning less than n */
+    const PetscInt dc = plan->sum_lo + (PetscInt)plan->c_sum[2 * c];
 
-    if (C->scheme == DIAG_SCHEME_HM) h[p->sweep_sa + p->sweep_sb + k - (a_lo + b_lo)] = C->start[c] - (k < 0 ? -k : 0);
-    else {
-      const PetscInt dc = k >= a_lo + b_lo && k <= a_hi + b_hi ? k : k - C->ncols;
-
-      PetscCheck(dc >= a_lo + b_lo && dc <= a_hi + b_hi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG sweep product: C's compact diagonal %" PetscInt_FMT " is no sum of A's and B's offsets", k);
-      h[p->sweep_sa + p->sweep_sb + dc - (a_lo + b_lo)] = C->start[c];
-    }
+    PetscCheck(plan->c_sum[2 * c] >= 0 && plan->c_sum[2 * c + 1] < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIAG sweep product: C's diagonal %" PetscInt_FMT " holds no sum or two", C->offset[c]);
+    h[p->sweep_sa + p->sweep_sb + dc - (a_lo + b_lo)] = C->start[c] - (C->scheme == DIAG_SCHEME_HM && dc < 0 ? -dc : 0);
   }
   snprintf(what, sizeof(what), "DIAG sweep product: the bases of %d + %d + %d offsets", p->sweep_sa, p->sweep_sb, p->sweep_sc);
   {
