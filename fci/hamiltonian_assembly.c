@@ -4,6 +4,7 @@
    any other type (FCIHamiltonianAssemble). */
 #include "hamiltonian_impl.h"
 #include <gpumats.h>
+#include "gpumats_compat.h" /* the PETSc versions' container destroys */
 #if FCI_HAVE_CUDA
   #include "hamiltonian_device.h"
 #endif
@@ -312,6 +313,13 @@ static PetscErrorCode FCICSRArraysDestroy(void *ctx)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode FCICSRArraysContainerDestroy(void *arg)
+{
+  PetscFunctionBeginUser;
+  PetscCall(FCICSRArraysDestroy(GpuMatsContainerCtx(arg)));
+  PetscFunctionReturn(0);
+}
+
 /* Row offsets from the counts; AIJ's offsets are PetscInt */
 static PetscErrorCode FCICSROffsets(PetscInt m, const PetscInt count[], PetscInt offset[])
 {
@@ -408,7 +416,7 @@ static PetscErrorCode FCIHamiltonianFromArrays(FCIRowGenerator gen, Mat T, Mat *
   }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, c));
-  PetscCall(PetscContainerSetUserDestroy(container, FCICSRArraysDestroy));
+  PetscCall(GpuMatsContainerSetDestroy(container, FCICSRArraysContainerDestroy));
   PetscCall(PetscObjectCompose((PetscObject)*B, "FCICSRArrays", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
   PetscCall(PetscTime(&tc[0]));

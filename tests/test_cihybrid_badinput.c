@@ -75,7 +75,8 @@ static PetscErrorCode RunCase(const char *name, Expect expect, CaseFunction fn)
   CaseObjects    o;
   PetscErrorCode ierr;
   const char    *text     = NULL;
-  char          *specific = NULL, first[512] = "";
+  const char    *specific = NULL;
+  char           first[512] = "";
   PetscBool      failed   = PETSC_FALSE;
   char           why[768] = "";
 
@@ -89,7 +90,7 @@ static PetscErrorCode RunCase(const char *name, Expect expect, CaseFunction fn)
   if (ierr) {
     size_t k;
 
-    PetscCall(PetscErrorMessage(ierr, &text, &specific));
+    PetscCall(GpuMatsErrorMessage(ierr, &text, &specific));
     PetscCall(PetscStrncpy(first, specific && specific[0] ? specific : (text ? text : "(no message)"), sizeof(first)));
     for (k = 0; first[k]; k++)
       if (first[k] == '\n') first[k] = 0;

@@ -8,6 +8,7 @@
    device memory, must give the same products (CheckCOO).  Skipped (exit 77) without a usable device; its failures are
    PETSC_ERR_LIB (76), since PETSC_ERR_PLIB is 77, which meson would count as a skip. */
 #include <gpumats.h>
+#include "common/gpumats_compat.h"
 #include <cuda_runtime.h>
 #include <string.h>
 
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatMult(A, x, y);
   PetscCall(PetscPopErrorHandler());
-  PetscCall(PetscErrorMessage(ierr, &text, (char **)&specific));
+  PetscCall(GpuMatsErrorMessage(ierr, &text, &specific));
   PetscCheck(ierr == PETSC_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_LIB, "expected PETSC_ERR_MEM from MatMult with the device full, got %d: %s", (int)ierr, specific ? specific : "(no message)");
   PetscCheck(specific && strstr(specific, "bytes"), PETSC_COMM_SELF, PETSC_ERR_LIB, "the out-of-memory message does not give sizes: %s", specific ? specific : "(none)");
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "oom: expected error: %s\n", specific));

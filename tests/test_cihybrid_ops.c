@@ -839,7 +839,7 @@ static PetscErrorCode CheckInfo(TestCtx *t, Mat Ac, const char *seq_type, PetscI
     ok = PETSC_FALSE;
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "on_device %d after a multiply but MatGpuMatsUsesDevice() says %d", (int)info.on_device, (int)uses));
   }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, t->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, GPUMATS_MPI_BOOL, MPI_LAND, t->comm));
   if (!ok) {
     PetscCall(PetscSynchronizedPrintf(t->comm, "[%d] %s: MatCIHybridGetInfo: %s\n", t->rank, what, msg[0] ? msg : "fine on this rank"));
     PetscCall(PetscSynchronizedFlush(t->comm, PETSC_STDOUT));

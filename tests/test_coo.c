@@ -302,7 +302,7 @@ static PetscErrorCode CheckDeviceArrays(TestCtx *t, const char *type, PetscInt M
   all = (PetscBool)(all && ok);
   PetscCall(DeviceCopy(c->j, c->n * sizeof(PetscInt), &dj, &ok));
   all = (PetscBool)(all && ok);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPIU_BOOL, MPI_LAND, t->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, GPUMATS_MPI_BOOL, MPI_LAND, t->comm));
   if (!all) {
     PetscCall(PetscPrintf(t->comm, "%s: no usable device, device arrays not tried\n", desc));
   } else {
@@ -477,7 +477,7 @@ static PetscErrorCode CheckOutOfRange(TestCtx *t, const char *type, PetscBool co
   char           bad[32];
   Mat            A;
   const char    *text;
-  char          *specific = NULL;
+  const char    *specific = NULL;
 
   PetscFunctionBeginUser;
   if (column) j[1] = N + 3;
@@ -488,7 +488,7 @@ static PetscErrorCode CheckOutOfRange(TestCtx *t, const char *type, PetscBool co
   ierr = MatSetPreallocationCOO(A, 3, i, j);
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr, t->comm, PETSC_ERR_PLIB, "%s: a COO %s index %s in a %" PetscInt_FMT " x %" PetscInt_FMT " matrix was accepted", type, column ? "column" : "row", bad, M, N);
-  PetscCall(PetscErrorMessage(ierr, &text, &specific));
+  PetscCall(GpuMatsErrorMessage(ierr, &text, &specific));
   if (show) PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%d] %s, bad %s index %s: error %d: %s\n", t->rank, type, column ? "column" : "row", bad, (int)ierr, specific ? specific : "(none)"));
   PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s refuses a COO %s index out of range with error code %d, not PETSC_ERR_ARG_OUTOFRANGE (%d): %s", type, column ? "column" : "row", (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE, specific ? specific : "(none)");
   PetscCheck(specific && strstr(specific, bad), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the refusal of COO %s index %s does not name it: %s", type, column ? "column" : "row", bad, specific ? specific : "(none)");

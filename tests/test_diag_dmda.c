@@ -225,11 +225,11 @@ static PetscErrorCode CheckFDColoring(TestCtx *t, DM da, Mat Jd, Mat Ja, const c
   PetscCall(VecSetRandom(x, t->vrnd));
   PetscCall(DMCreateColoring(da, IS_COLORING_GLOBAL, &iscoloring));
   PetscCall(MatFDColoringCreate(Ja, iscoloring, &ca));
-  PetscCall(MatFDColoringSetFunction(ca, (PetscErrorCode(*)(void))(void (*)(void))FormFunction, NULL));
+  PetscCall(MatFDColoringSetFunction(ca, (GpuMatsFDColoringFn)(void (*)(void))FormFunction, NULL));
   PetscCall(MatFDColoringSetType(ca, fdtype));
   PetscCall(MatFDColoringSetUp(Ja, iscoloring, ca));
   PetscCall(MatFDColoringCreate(Jd, iscoloring, &cd));
-  PetscCall(MatFDColoringSetFunction(cd, (PetscErrorCode(*)(void))(void (*)(void))FormFunction, NULL));
+  PetscCall(MatFDColoringSetFunction(cd, (GpuMatsFDColoringFn)(void (*)(void))FormFunction, NULL));
   PetscCall(MatFDColoringSetType(cd, fdtype));
   PetscCall(MatFDColoringSetUp(Jd, iscoloring, cd));
   PetscCall(MatFDColoringApply(Jd, cd, x, da));

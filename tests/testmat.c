@@ -382,7 +382,7 @@ PetscErrorCode CheckProducts(TestCtx *t, Mat Ac, Mat Aa, const char *desc)
   /* square with equal layouts: the added vector may be x itself */
   PetscCall(MatGetLocalSize(Ac, &m, &n));
   square = (PetscBool)(m == n);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &square, 1, MPIU_BOOL, MPI_LAND, t->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &square, 1, GPUMATS_MPI_BOOL, MPI_LAND, t->comm));
   if (square) {
     PetscCall(VecCopy(xt, x)); /* same layout: x is also a left vector */
     PetscCall(VecSetRandom(yc, t->vrnd));
@@ -474,11 +474,11 @@ PetscErrorCode TestCtxDestroy(TestCtx *t)
 PetscErrorCode ExpectError(PetscErrorCode ierr, const char *must_contain, const char *what)
 {
   const char *text;
-  char       *specific = NULL;
+  const char *specific = NULL;
 
   PetscFunctionBeginUser;
   PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: expected an error, there was none", what);
-  PetscCall(PetscErrorMessage(ierr, &text, &specific));
+  PetscCall(GpuMatsErrorMessage(ierr, &text, &specific));
   PetscCheck(specific && strstr(specific, must_contain), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the error message does not say '%s': %s", what, must_contain, specific ? specific : "(none)");
   PetscFunctionReturn(0);
 }

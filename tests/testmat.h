@@ -3,6 +3,7 @@
    and the comparison of the four products with MATAIJ. */
 #pragma once
 #include <petscmat.h>
+#include "common/gpumats_compat.h"
 #include <sys/resource.h>
 
 typedef struct {

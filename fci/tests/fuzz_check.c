@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "fuzz_check.h"
+#include "gpumats_compat.h"
 
 /* What a parsed file must satisfy: sizes in range, every value finite, h and the 8-fold (ij|kl) symmetric. */
 static PetscBool FuzzConsistent(const FCIIntegrals *ig, char why[], size_t size)
@@ -45,7 +46,8 @@ static PetscBool FuzzConsistent(const FCIIntegrals *ig, char why[], size_t size)
 PetscBool FCIDumpFuzzAcceptable(PetscErrorCode ierr, const FCIIntegrals *ints, const char name[], char why[], size_t size)
 {
   const char *text;
-  char       *spec = NULL, prefix[96];
+  const char *spec = NULL;
+  char        prefix[96];
 
   why[0] = 0;
   if (!ierr) return FuzzConsistent(ints, why, size);
@@ -53,7 +55,7 @@ PetscBool FCIDumpFuzzAcceptable(PetscErrorCode ierr, const FCIIntegrals *ints, c
     PetscSNPrintf(why, size, "error %d returned integrals", (int)ierr);
     return PETSC_FALSE;
   }
-  PetscErrorMessage(ierr, &text, &spec);
+  GpuMatsErrorMessage(ierr, &text, &spec);
   PetscSNPrintf(prefix, sizeof(prefix), "FCIDUMP %s", name);
   if (ierr != PETSC_ERR_FILE_UNEXPECTED) PetscSNPrintf(why, size, "error class %d, not PETSC_ERR_FILE_UNEXPECTED: %s", (int)ierr, spec ? spec : "");
   else if (!spec || strncmp(spec, prefix, strlen(prefix))) PetscSNPrintf(why, size, "message does not name the file: %s", spec ? spec : "(none)");

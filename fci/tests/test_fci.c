@@ -28,6 +28,7 @@ static char help[] = "Tests of the FCI matrix builders (fci/).\n\n"
 #include "determinants.h"
 #include "hamiltonian.h"
 #include "slatercondon.h"
+#include "gpumats_compat.h"
 #include "../../tests/testexit.h"
 
 #define ENERGY_TOL 1e-8
@@ -926,8 +927,8 @@ static PetscErrorCode TestBadInput(TestCtx *ctx)
   PetscCheck(ncase < 64, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d cases: make paths[] larger", ncase);
   PetscCall(TempDirCreate(&td));
   for (int k = 0; k <= ncase; k++) {
-    char           text[512], expect_line[64], *spec = NULL;
-    const char    *msg, *errtext;
+    char           text[512], expect_line[64];
+    const char    *msg, *errtext, *spec = NULL;
     FCIIntegrals  *ints = NULL;
     PetscErrorCode ierr;
     PetscBool      has_file, has_line, has_what;
@@ -947,7 +948,7 @@ static PetscErrorCode TestBadInput(TestCtx *ctx)
       PetscCall(FCIIntegralsDestroy(&ints));
       continue;
     }
-    PetscCall(PetscErrorMessage(ierr, &errtext, &spec));
+    PetscCall(GpuMatsErrorMessage(ierr, &errtext, &spec));
     msg = spec ? spec : "";
     has_file = (PetscBool)(strstr(msg, paths[k]) != NULL);
     has_line = (PetscBool)(strstr(msg, expect_line) != NULL);

@@ -189,7 +189,7 @@ static PetscErrorCode Refusals(void)
   PetscBool          only;
   PetscErrorCode     ierr;
   const char        *text;
-  char              *specific;
+  const char        *specific;
 
   PetscFunctionBeginUser;
   PetscCall(FCIHubbardCreate(&spec, &ints));
@@ -201,7 +201,7 @@ static PetscErrorCode Refusals(void)
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscOptionsClearValue(NULL, "-fci_assembly"));
   PetscCheck(ierr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-fci_assembly device with the excitation ordering: no error");
-  PetscCall(PetscErrorMessage(ierr, &text, &specific));
+  PetscCall(GpuMatsErrorMessage(ierr, &text, &specific));
   PetscCheck(specific && strstr(specific, "lexical"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fci_assembly device with the excitation ordering: the error does not say why: %s", specific ? specific : "(none)");
   PetscCall(MatDestroy(&H));
   PetscCall(Build(ints, sp, 0.0, MATCIHYBRID, "auto", &H));

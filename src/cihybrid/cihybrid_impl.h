@@ -59,7 +59,12 @@ PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const Pets
 /* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
    (mpicihybrid_device_only.c), keeps from its full table: they read no host entries (the
    multiplies run on the device copy; the rest manage the object) */
-#define CIHYBRID_KEPT_OPS(X) X(mult) X(multadd) X(multtranspose) X(multtransposeadd) X(destroy) X(setoption) X(setfromoptions) X(getvecs) X(bindtocpu)
+#define CIHYBRID_KEPT_OPS(X) X(mult) X(multadd) X(multtranspose) X(multtransposeadd) X(destroy) X(setoption) X(setfromoptions) X(getvecs) X(bindtocpu) CIHYBRID_KEPT_OP_MEMTYPE(X)
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+  #define CIHYBRID_KEPT_OP_MEMTYPE(X) X(getcurrentmemtype)
+#else
+  #define CIHYBRID_KEPT_OP_MEMTYPE(X)
+#endif
 #define CIHYBRID_KEEP_OP(op) ops->op = full->op;
 
 /* The operations that a device-only matrix, sequential (cihybrid_device_only.c) or MPI
@@ -79,11 +84,16 @@ PETSC_INTERN PetscErrorCode CIHybridLayout(Mat, Mat_SeqAIJCIHybrid *, const Pets
   X(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx)) \
   X(zerorows, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b)) \
   X(zerorowscolumns, (Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b), (A, n, rows, diag, x, b)) \
-  X(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d)) \
   X(sor, (Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, Vec x), (A, b, omega, flag, shift, its, lits, x)) \
   X(invertblockdiagonal, (Mat A, const PetscScalar **values), (A, values)) \
   X(increaseoverlap, (Mat A, PetscInt n, IS is[], PetscInt ov), (A, n, is, ov)) \
-  X(load, (Mat A, PetscViewer viewer), (A, viewer))
+  X(load, (Mat A, PetscViewer viewer), (A, viewer)) \
+  CIHYBRID_HOST_OP_MISSINGDIAGONAL(X)
+#if GPUMATS_HAVE_OP_MISSINGDIAGONAL
+  #define CIHYBRID_HOST_OP_MISSINGDIAGONAL(X) X(missingdiagonal, (Mat A, PetscBool *missing, PetscInt *d), (A, missing, d))
+#else
+  #define CIHYBRID_HOST_OP_MISSINGDIAGONAL(X)
+#endif
 
 /* device assembly (cihybrid_device_only.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, const MatCIHybridDeviceRows *);

@@ -155,7 +155,7 @@ static PetscErrorCode MPICIHybridDeviceOnlyAlike(Mat Y, Mat X, PetscBool *alike)
     *alike = (PetscBool)(Yo->cmap->n == Xo->cmap->n);
     if (*alike) PetscCall(PetscArraycmp(gy, gx, Yo->cmap->n, alike));
   }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, alike, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, alike, 1, GPUMATS_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -260,7 +260,7 @@ static PetscErrorCode MPICIHybridBecomeDeviceOnly(Mat A)
   d->full = *A->ops;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, d));
-  PetscCall(PetscContainerSetUserDestroy(container, PetscContainerUserDestroyDefault));
+  PetscCall(GpuMatsContainerSetDestroy(container, GpuMatsContainerFree));
   PetscCall(PetscObjectCompose((PetscObject)A, MPICIHYBRID_DEVICE_ONLY, (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
   MPICIHybridDeviceOnlyOps(&d->full, A->ops);

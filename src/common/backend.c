@@ -91,6 +91,19 @@ PetscErrorCode MatGpuMatsUsesDevice_Backend(Mat A, PetscBool *uses)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+/* MatGetCurrentMemType of every gpumats type, sequential or MPI: where its products run */
+PetscErrorCode MatGetCurrentMemType_GpuMats(Mat A, PetscMemType *m)
+{
+  PetscBool uses;
+
+  PetscFunctionBegin;
+  PetscCall(MatGpuMatsUsesDevice(A, &uses));
+  *m = uses ? PETSC_MEMTYPE_CUDA : PETSC_MEMTYPE_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 PetscErrorCode MatGpuMatsUsesDevice(Mat A, PetscBool *uses)
 {
   PetscErrorCode (*f)(Mat, PetscBool *) = NULL;

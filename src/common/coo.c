@@ -82,10 +82,10 @@ PetscErrorCode GpuMatsCOOCheckRange(Mat A, PetscCount n, const PetscInt coo_i[],
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "A COO index given on another process is out of range (this process's are fine)");
 }
 
-static PetscErrorCode COOCountDestroy(void *ctx)
+static PetscErrorCode COOCountDestroy(void *arg)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(ctx));
+  PetscCall(PetscFree(GpuMatsContainerCtx(arg)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -100,7 +100,7 @@ PetscErrorCode GpuMatsCOOSetCount(Mat A, PetscCount n)
     PetscCall(PetscNew(&count));
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
     PetscCall(PetscContainerSetPointer(c, count));
-    PetscCall(PetscContainerSetUserDestroy(c, COOCountDestroy));
+    PetscCall(GpuMatsContainerSetDestroy(c, COOCountDestroy));
     PetscCall(PetscObjectCompose((PetscObject)A, COO_COUNT, (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c));
     PetscCall(PetscObjectQuery((PetscObject)A, COO_COUNT, (PetscObject *)&c));

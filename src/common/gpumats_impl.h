@@ -5,19 +5,10 @@
 #include <gpumats.h>
 #include <petsc/private/matimpl.h>
 #include <stddef.h> /* offsetof */
+#include "common/gpumats_compat.h"
 #include "gpumats_config.h"
 #if GPUMATS_HAVE_CUDA
   #include "cuda/common/gpumats_cuda.h"
-#endif
-
-/* PETSc < 3.19 has no PETSC_SUCCESS; the setfromoptions signature changed in 3.23 */
-#if !PETSC_VERSION_GE(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
-#if PETSC_VERSION_GE(3, 23, 0)
-  #define GPUMATS_OPTIONS_ARG PetscOptionItems PetscOptionsObject
-#else
-  #define GPUMATS_OPTIONS_ARG PetscOptionItems *PetscOptionsObject
 #endif
 
 /* ---- AIJ shadow: the host AIJ is the master, a format is a lazily rebuilt copy ---- */
@@ -179,6 +170,9 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat);
 PETSC_INTERN const char *const GpuMatsBackends[];
 PETSC_INTERN PetscErrorCode    GpuMatsBackendUsesDevice(Mat, GpuMatsBackend, PetscBool *);
 PETSC_INTERN PetscErrorCode    MatGpuMatsUsesDevice_Backend(Mat, PetscBool *); /* composed as MatGpuMatsUsesDevice_C by every type */
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+PETSC_INTERN PetscErrorCode MatGetCurrentMemType_GpuMats(Mat, PetscMemType *); /* the op of every type */
+#endif
 PETSC_INTERN PetscErrorCode    GpuMatsSetDefaultVecType(Mat, GpuMatsBackend);
 PETSC_INTERN PetscErrorCode    GpuMatsBackendFromOptions(GpuMatsBackend *, GPUMATS_OPTIONS_ARG);
 

@@ -38,9 +38,9 @@ typedef struct {
   GpuMatsGhostCopies copies; /* the values sent gathered to, the values received taken from, pinned buffers */
 } MPICOO;
 
-static PetscErrorCode MPICOODestroy(void *ctx)
+static PetscErrorCode MPICOODestroy(void *arg)
 {
-  MPICOO *c = (MPICOO *)ctx;
+  MPICOO *c = (MPICOO *)GpuMatsContainerCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(GpuMatsCUDAFree(c->recv));
@@ -121,14 +121,14 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
   PetscCall(PetscNew(&c));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, c));
-  PetscCall(PetscContainerSetUserDestroy(container, MPICOODestroy));
+  PetscCall(GpuMatsContainerSetDestroy(container, MPICOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)M, MPI_COO, (PetscObject)container)); /* on every process: SetValues is collective */
   PetscCall(PetscContainerDestroy(&container));
   c->counts.n    = s->n;
   c->counts.size = s->size;
   for (int b = 0; b < 2; b++) c->block[b] = X[b] ? ((PetscObject)X[b])->id : 0;
   c->exchange = (PetscBool)(s->nsend > 0); /* agreed on before any process returns early */
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &c->exchange, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)M)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &c->exchange, 1, GPUMATS_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)M)));
   if (s->n >= INT32_MAX || s->nrecv >= INT32_MAX) {
     PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries, %" PetscCount_FMT " received: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)M)->type_name, s->n, s->nrecv));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -191,7 +191,7 @@ PetscErrorCode GpuMatsMPICOOSetValues(Mat M, Mat Ad, Mat Ao, const PetscScalar v
   if (!container) PetscFunctionReturn(PETSC_SUCCESS); /* on no process */
   PetscCall(PetscContainerGetPointer(container, (void **)&c));
   PetscCall(MPICOOReady(M, c, X, v, &ready));
-  PetscCallMPI(MPI_Allreduce(&ready, done, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
+  PetscCallMPI(MPI_Allreduce(&ready, done, 1, GPUMATS_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
   if (!*done) {
     if (ready) PetscCall(PetscInfo(M, "%s COO: another process takes these values on the host: so does this one\n", ((PetscObject)M)->type_name));
     PetscFunctionReturn(PETSC_SUCCESS);

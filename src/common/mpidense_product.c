@@ -18,9 +18,9 @@ typedef struct {
   PetscObjectState A_nonzerostate;
 } MPIShadowProduct;
 
-static PetscErrorCode MPIShadowProductDestroy(void *ctx)
+static PetscErrorCode MPIShadowProductDestroy(void *arg)
 {
-  MPIShadowProduct *p = (MPIShadowProduct *)ctx;
+  MPIShadowProduct *p = (MPIShadowProduct *)GpuMatsProductCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(PetscSFDestroy(&p->sf));

@@ -33,6 +33,7 @@ struct _n_GpuMatsGhosts {
   PetscMPIInt       *to, *from;      /* the ranks sent to and received from */
   PetscInt          *tostart, *fromstart; /* nto + 1, nfrom + 1 offsets into the send and receive buffers */
   MPI_Request       *requests;       /* nto + nfrom */
+  MPI_Status        *statuses;       /* theirs: GCC takes MPICH's MPI_STATUSES_IGNORE for an array of size 0 */
   GpuMatsGhostCopies copies;
   Vec                lvec;           /* the ghost values on the device */
 };
@@ -44,7 +45,7 @@ PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *ghosts)
   PetscFunctionBegin;
   if (!g) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree4(g->to, g->from, g->tostart, g->fromstart));
-  PetscCall(PetscFree(g->requests));
+  PetscCall(PetscFree2(g->requests, g->statuses));
   PetscCall(GpuMatsGhostCopiesDestroy(&g->copies));
   PetscCall(VecDestroy(&g->lvec));
   PetscCall(PetscFree(*ghosts));
@@ -98,7 +99,7 @@ static PetscErrorCode GpuMatsGhostsShareGPU(MPI_Comm comm, PetscBool *shared)
     for (PetscMPIInt b = a + 1; b < n && !*shared; b++) PetscCall(PetscMemcmp(all + 16 * a, all + 16 * b, 16, shared));
   PetscCall(PetscFree(all));
   PetscCallMPI(MPI_Comm_free(&node));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, shared, 1, MPIU_BOOL, MPI_LOR, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, shared, 1, GPUMATS_MPI_BOOL, MPI_LOR, comm));
   PetscCall(PetscNew(&cached));
   *cached = *shared;
   PetscCallMPI(MPI_Comm_set_attr(comm, GpuMatsGhostsShareGPUKeyval, cached));
@@ -156,7 +157,7 @@ static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[]
     if (nrecv[r]) g->nfrom++;
   }
   PetscCall(PetscMalloc4(g->nto, &g->to, g->nfrom, &g->from, g->nto + 1, &g->tostart, g->nfrom + 1, &g->fromstart));
-  PetscCall(PetscMalloc1(g->nto + g->nfrom, &g->requests));
+  PetscCall(PetscMalloc2(g->nto + g->nfrom, &g->requests, g->nto + g->nfrom, &g->statuses));
   g->nto = g->nfrom = 0;
   for (PetscMPIInt r = 0; r < size; r++) {
     if (nsend[r]) {
@@ -217,7 +218,7 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
   PetscCall((*mpi->storage->get_blocks)(A, &Ad, &Ao));
   PetscCall((*mpi->storage->get_ghost_columns)(A, &garray));
   stale = (PetscBool)(!g || g->Ao != ((PetscObject)Ao)->id || g->Ao_nonzerostate != Ao->nonzerostate || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, GPUMATS_MPI_BOOL, MPI_LOR, comm));
   if (stale) {
     PetscCall(GpuMatsGhostsDestroy(ghosts));
     PetscCall(GpuMatsGhostsCreate(A, Ao, garray, mpi->pinned_ghosts, ghosts));
@@ -234,7 +235,7 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
   PetscCall(GpuMatsGhostCopiesWaitPacked(g->copies, &send, &recv));
   for (PetscMPIInt i = 0; i < g->nfrom; i++) PetscCallMPI(MPI_Irecv(recv + g->fromstart[i], (PetscMPIInt)(g->fromstart[i + 1] - g->fromstart[i]), MPIU_SCALAR, g->from[i], g->tag, comm, &g->requests[i]));
   for (PetscMPIInt i = 0; i < g->nto; i++) PetscCallMPI(MPI_Isend(send + g->tostart[i], (PetscMPIInt)(g->tostart[i + 1] - g->tostart[i]), MPIU_SCALAR, g->to[i], g->tag, comm, &g->requests[g->nfrom + i]));
-  PetscCallMPI(MPI_Waitall(g->nfrom + g->nto, g->requests, MPI_STATUSES_IGNORE));
+  PetscCallMPI(MPI_Waitall(g->nfrom + g->nto, g->requests, g->statuses));
   if (g->nghost) {
     PetscCall(VecGetArrayWriteAndMemType(g->lvec, &la, &mtype));
     PetscCall(GpuMatsGhostCopiesUnpack(g->copies, la));

@@ -306,6 +306,9 @@ PetscErrorCode GpuMatsMPIShadowConvert(Mat A, const GpuMatsMPIClass *cls, MatReu
   B->ops->multtranspose    = MatMultTranspose_MPIAIJShadow;
   B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJShadow;
   if (B->ops->productsetfromoptions) B->ops->productsetfromoptions = MatProductSetFromOptions_MPIAIJShadow;
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+  B->ops->getcurrentmemtype = MatGetCurrentMemType_GpuMats;
+#endif
 #if defined(PETSC_HAVE_DEVICE)
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */
 #endif

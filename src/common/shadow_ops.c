@@ -162,6 +162,9 @@ PetscErrorCode GpuMatsInstallMultiplies(Mat B, const GpuMatsShadowOps *ops, cons
   B->ops->multadd          = MatMultAdd_SeqAIJShadow;
   B->ops->multtranspose    = MatMultTranspose_SeqAIJShadow;
   B->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJShadow;
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+  B->ops->getcurrentmemtype = MatGetCurrentMemType_GpuMats;
+#endif
 #if defined(PETSC_HAVE_DEVICE)
   B->ops->bindtocpu = MatBindToCPU_SeqAIJShadow;
   B->boundtocpu     = PETSC_FALSE; /* MatCreate() binds every matrix; a GPU type starts unbound */

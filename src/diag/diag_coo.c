@@ -35,9 +35,9 @@ typedef struct {
   PetscScalar *sendbuf, *recvbuf; /* the values exchanged; NULL on one process */
 } DiagCOO;
 
-static PetscErrorCode DiagCOODestroy(void *ctx)
+static PetscErrorCode DiagCOODestroy(void *arg)
 {
-  DiagCOO *c = (DiagCOO *)ctx;
+  DiagCOO *c = (DiagCOO *)GpuMatsContainerCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(GpuMatsCOOSplitDestroy(&c->split));
@@ -70,7 +70,7 @@ static PetscErrorCode DiagCOOAttach(Mat A, DiagCOO *c)
   PetscFunctionBegin;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, c));
-  PetscCall(PetscContainerSetUserDestroy(container, DiagCOODestroy));
+  PetscCall(GpuMatsContainerSetDestroy(container, DiagCOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, DIAG_COO, (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
   PetscFunctionReturn(PETSC_SUCCESS);

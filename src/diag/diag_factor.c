@@ -15,9 +15,9 @@ typedef struct {
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
 } DiagFactor;
 
-static PetscErrorCode DiagFactorDestroy(void *ptr)
+static PetscErrorCode DiagFactorDestroy(void *arg)
 {
-  DiagFactor *f = (DiagFactor *)ptr;
+  DiagFactor *f = (DiagFactor *)GpuMatsContainerCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(MatDestroy(&f->aij));
@@ -133,7 +133,7 @@ static PetscErrorCode MatGetFactor_SeqDiag_PETSc(Mat A, MatFactorType ftype, Mat
   if (f->iccsymbolic) (*F)->ops->iccfactorsymbolic = MatCholeskyFactorSymbolic_SeqDiag;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, f));
-  PetscCall(PetscContainerSetUserDestroy(c, DiagFactorDestroy));
+  PetscCall(GpuMatsContainerSetDestroy(c, DiagFactorDestroy));
   PetscCall(PetscObjectCompose((PetscObject)*F, "GpuMatsDiagFactor", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatFactorGetSolverType_C", MatFactorGetSolverType_SeqDiag));

@@ -15,9 +15,9 @@ typedef struct {
   Vec       gscale; /* -mat_fd_type ds: 1/dx of the ghost columns */
 } DiagFDColoring;
 
-static PetscErrorCode DiagFDColoringDestroy(void *ptr)
+static PetscErrorCode DiagFDColoringDestroy(void *arg)
 {
-  DiagFDColoring *ctx = (DiagFDColoring *)ptr;
+  DiagFDColoring *ctx = (DiagFDColoring *)GpuMatsContainerCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(PetscFree4(ctx->bstart, ctx->brow, ctx->bpos, ctx->bghost));
@@ -158,7 +158,7 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
   }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, ctx));
-  PetscCall(PetscContainerSetUserDestroy(container, DiagFDColoringDestroy));
+  PetscCall(GpuMatsContainerSetDestroy(container, DiagFDColoringDestroy));
   PetscCall(PetscObjectCompose((PetscObject)c, "DiagFDColoring", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -39,9 +39,9 @@ static PetscErrorCode DiagProductDataReset(DiagProductData *pd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatProductDataDestroy_SeqDiag(void *ptr)
+PetscErrorCode MatProductDataDestroy_SeqDiag(void *arg)
 {
-  DiagProductData *pd = (DiagProductData *)ptr;
+  DiagProductData *pd = (DiagProductData *)GpuMatsProductCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(DiagProductDataReset(pd));

@@ -26,9 +26,9 @@ typedef struct {
   char             type[64];         /* of the copies and of C */
 } DiagAIJProduct;
 
-static PetscErrorCode DiagAIJProductDestroy(void *ptr)
+static PetscErrorCode DiagAIJProductDestroy(void *arg)
 {
-  DiagAIJProduct *p = (DiagAIJProduct *)ptr;
+  DiagAIJProduct *p = (DiagAIJProduct *)GpuMatsProductCtx(arg);
 
   PetscFunctionBegin;
   PetscCall(MatDestroy(&p->A));
@@ -172,7 +172,7 @@ static PetscErrorCode DiagAIJSamePattern(Mat X, Mat Y, PetscBool *same)
     if (local) PetscCall(DiagSeqAIJSamePattern(xd, yd, &sd));
     if (local && sd) PetscCall(DiagSeqAIJSamePattern(xo, yo, &so));
     local = (PetscBool)(local && sd && so);
-    PetscCall(MPIU_Allreduce(&local, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
+    PetscCall(MPIU_Allreduce(&local, same, 1, GPUMATS_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

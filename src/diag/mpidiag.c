@@ -405,6 +405,9 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->bindtocpu = MatBindToCPU_GpuMatsMPI;
   M->boundtocpu     = PETSC_FALSE;
 #endif
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+  M->ops->getcurrentmemtype = MatGetCurrentMemType_GpuMats;
+#endif
   PetscCall(MatMPIDiagInstallOps(M)); /* SOR, zero rows, diagonal scale/set, AXPY, submatrices: mpidiag_solverops.c */
   PetscCall(MPIDiagCompose(M, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)M, MATMPIDIAG));

@@ -276,7 +276,7 @@ static PetscErrorCode MPIDiagCheckFits(Mat M, Mat P, const char *op, PetscBool *
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, &garray));
   PetscCall(DiagAIJFits(Ad, MPIDiagSettingsOf(M), &local));
-  PetscCall(MPIU_Allreduce(&local, fits, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
+  PetscCall(MPIU_Allreduce(&local, fits, 1, GPUMATS_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)M)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -339,7 +339,7 @@ static PetscErrorCode MatAXPY_MPIDiag(Mat Y, PetscScalar a, Mat X, MatStructure 
       }
     }
   }
-  PetscCall(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+  PetscCall(MPIU_Allreduce(&same, &all, 1, GPUMATS_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
   if (all) {
     PetscCall(MatAXPY_SeqDiag(cy->A, a, cx->A, SAME_NONZERO_PATTERN));
     if (cx->nghost) PetscCall(MatAXPY(cy->B, a, cx->B, SAME_NONZERO_PATTERN));
