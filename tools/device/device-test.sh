@@ -1,35 +1,29 @@
 #!/bin/sh
-# On a GPU machine: build gpumats against the CUDA-enabled PETSc 3.22 carried in
-# .device/ (see ../shared/device/README.md), run the whole test suite with device
-# vectors and again with host vectors (staging path), then the benchmarks.
+# On a GPU machine: build gpumats against a CUDA-enabled PETSc carried in .device/ (see
+# ../shared/device/README.md), run the whole test suite with device vectors and again with host
+# vectors (staging path), then the benchmarks.
+#   tools/device-test.sh [3.25|3.22]    the PETSc/SLEPc pair (default 3.25; or GPUMATS_PETSC)
 # Logs and results go to $OUT (default /tmp/gpumats-out).
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpumats-out}
 mkdir -p "$OUT"
-[ -f /opt/petsc-cuda/lib/libpetsc.so ] || tar xJf .device/petsc-cuda.tar.xz -C /
-export PETSC_DIR=/opt/petsc-cuda PATH=/opt/petsc-cuda/bin:/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH=/opt/petsc-cuda/lib:${LD_LIBRARY_PATH:-}
-# SLEPc for the eigensolver tutorials and the main job, when carried
-if [ -f .device/slepc-cuda.tar.xz ]; then
-  [ -f /opt/slepc-cuda/lib/libslepc.so ] || tar xJf .device/slepc-cuda.tar.xz -C /
-  export SLEPC_DIR=/opt/slepc-cuda LD_LIBRARY_PATH=/opt/slepc-cuda/lib:$LD_LIBRARY_PATH
-fi
-export PETSC_OPTIONS="-use_gpu_aware_mpi 0"
-B=${BUILD:-/tmp/gpumats-build}
-# SNES ex5 of 3.18 (the tutorial copy in .device) casts to three types PETSc 3.22 renamed
-ex5=.device/tutorials/src/snes/tutorials/ex5.c
-[ -f "$ex5" ] && sed -i -E 's/\(DMDASNES(Function|Jacobian|Objective)\)/(DMDASNES\1Fn *)/g' "$ex5"
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+[ $# -gt 0 ] && GPUMATS_PETSC=$1
+. tools/device/petsc-env.sh
+B=${BUILD:-/tmp/gpumats-build-$GPUMATS_PETSC}
+# the 3.18 tutorials of .device, with what this PETSc renamed
+tutorials=/tmp/gpumats-tutorials-$GPUMATS_PETSC
+sh tools/build/adapt-tutorials.sh "$tutorials" "${GPUMATS_PETSC#3.}" || tutorials=""
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; echo "PETSc $GPUMATS_PETSC: $PETSC_DIR, SLEPc: ${SLEPC_DIR:-none}"; } | tee "$OUT/gpu.txt"
 # a build dir set up by another script (without SLEPc, or with other options) would register fewer
 # tests without saying so: set it up again unless this script made it with the same SLEPc
-stamp="cuda slepc=${SLEPC_DIR:-none} mpi_tests_parallel"
+stamp="cuda petsc=$PETSC_DIR slepc=${SLEPC_DIR:-none} mpi_tests_parallel"
 if [ -f "$B/build.ninja" ] && [ "$(cat "$B/.device-test-setup" 2>/dev/null)" != "$stamp" ]; then
   echo "device-test: $B was set up by something else: set up again" | tee "$OUT/build.log"
   rm -rf "$B"
 fi
 # 16 cores: the MPI tests run beside the others (one at a time they took most of a pass)
-{ [ -f "$B/build.ninja" ] || { meson setup "$B" -Dcuda=enabled -Dmpi_tests_parallel=true && echo "$stamp" > "$B/.device-test-setup"; }; } >> "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
+{ [ -f "$B/build.ninja" ] || { meson setup "$B" -Dcuda=enabled -Dpetsc_dir="$PETSC_DIR" -Dslepc_dir="${SLEPC_DIR:-}" -Dtutorials_dir="$tutorials" -Dmpi_tests_parallel=true && echo "$stamp" > "$B/.device-test-setup"; }; } >> "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
 status=0
 if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh benchmarks/scripts/device-bench.sh "$B" "$OUT"; exit $?; fi
@@ -59,14 +53,14 @@ for run in $passes; do
 done
 # each pass is two meson runs: their counts added
 for run in $passes; do
-  echo "== $run vectors: $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' /tmp/tests-$run.log)"
+  echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' /tmp/tests-$run.log)"
   grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" /tmp/tests-$run.log
 done
 grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
 # block products with B and C as dense CUDA matrices, 1 and 2 ranks
 for np in 1 2; do
-  MPIEXEC=/opt/petsc-cuda/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > /tmp/product.log 2>&1 \
+  MPIEXEC=$PETSC_DIR/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > /tmp/product.log 2>&1 \
     && echo "== product, dense CUDA, $np rank(s): ok" || { status=1; echo "== product, dense CUDA, $np rank(s): FAILED"; tail -20 /tmp/product.log; }
   cat /tmp/product.log >> "$OUT/tests.log"
 done
