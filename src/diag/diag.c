@@ -425,6 +425,8 @@ static PetscErrorCode MatDestroy_SeqDiag(Mat A)
   PetscCall(PetscFree(d->where));
   PetscCall(PetscFree(d->structure));
   PetscCall(PetscFree2(d->row_cols, d->row_vals));
+  PetscCall(MatDiagComposeOrderings_SeqDiag(A, PETSC_FALSE));
+  PetscCall(MatDestroy(&d->ordering_aij));
   PetscCall(PetscFree(A->spptr));
   A->data = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -489,6 +491,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   A->ops->bindtocpu = MatBindToCPU_SeqDiag;
 #endif
   A->ops->productsetfromoptions = MatProductSetFromOptions_SeqDiag; /* diag_product.c */
+  PetscCall(MatDiagComposeOrderings_SeqDiag(A, PETSC_TRUE)); /* the graph a factorization's ordering reads: diag_factor.c */
   /* what PETSc's solvers call besides the products (diag_sor.c, diag_rows.c, diag_axpy.c, diag_submat.c) */
   A->ops->sor               = MatSOR_SeqDiag;
   A->ops->zerorows          = MatZeroRows_SeqDiag;

@@ -2,8 +2,73 @@
    copy of the matrix: the symbolic phase makes the copy, each numeric phase refreshes
    its values, the solves are AIJ's.  This is what makes KSP's default preconditioner
    (ILU on one process) and -pc_type lu work on a diag matrix; the factors are not the
-   point of the format, the products are. */
+   point of the format, the products are.
+
+   The ordering of a factorization (MatGetOrdering: nd, rcm, qmd, 1wd, natural) is asked of
+   the diag matrix itself.  PETSc's orderings read its graph by MatGetRowIJ, which AIJ gives
+   compressed to its inodes (rows of one pattern, as the unknowns of a grid point), and then
+   expand the permutation of the nodes to the rows by MatInodeAdjustForInodes on the matrix
+   they were asked of.  A type without getrowij is converted to AIJ by nd and rcm, which
+   then permute its nodes, and nothing expands them: the symbolic phase read a permutation
+   shorter than the matrix (SNES ex19, 4 unknowns a point, -pc_type lu or mg).  So a diag
+   matrix answers both from an AIJ copy of its pattern, kept while the pattern stays: its
+   orderings are AIJ's own, row for row. */
 #include "diag/diag_impl.h"
+
+/* the AIJ copy of A's pattern that orderings read, made again when the pattern changed */
+static PetscErrorCode DiagOrderingAIJ(Mat A, Mat *aij)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before asking its rows or an ordering");
+  if (!d->ordering_aij || d->ordering_for != A->nonzerostate) {
+    PetscCall(MatDestroy(&d->ordering_aij));
+    PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
+    d->ordering_for = A->nonzerostate;
+  }
+  *aij = d->ordering_aij;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetRowIJ_SeqDiag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat aij;
+
+  PetscFunctionBegin;
+  PetscCall(DiagOrderingAIJ(A, &aij));
+  PetscCall(MatGetRowIJ(aij, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRestoreRowIJ_SeqDiag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(d->ordering_aij, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRowIJ without MatGetRowIJ");
+  PetscCall(MatRestoreRowIJ(d->ordering_aij, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatInodeAdjustForInodes_SeqDiag(Mat A, IS *rperm, IS *cperm)
+{
+  Mat aij;
+
+  PetscFunctionBegin;
+  PetscCall(DiagOrderingAIJ(A, &aij));
+  PetscCall(MatInodeAdjustForInodes(aij, rperm, cperm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagComposeOrderings_SeqDiag(Mat A, PetscBool set)
+{
+  PetscFunctionBegin;
+  A->ops->getrowij     = set ? MatGetRowIJ_SeqDiag : NULL;
+  A->ops->restorerowij = set ? MatRestoreRowIJ_SeqDiag : NULL;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", set ? MatInodeAdjustForInodes_SeqDiag : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 typedef struct {
   Mat aij; /* the copy the factorization reads */

@@ -66,6 +66,8 @@ typedef struct {
   DiagValuesAt  values_at;
   PetscInt     *row_cols; /* MatGetRow's scratch: ndiag columns and values */
   PetscScalar  *row_vals;
+  Mat           ordering_aij;   /* the AIJ copy of the pattern that orderings read (diag_factor.c), or NULL */
+  PetscObjectState ordering_for; /* the nonzero state it was made for */
 #if GPUMATS_HAVE_CUDA
   DiagDevice    dev;
   DiagSORDevice sor;
@@ -153,6 +155,8 @@ PETSC_INTERN PetscErrorCode MatProductDataDestroy_SeqDiag(void *);
 /* diag_product_aij.c: products with AIJ operands, PtAP/RARt, and those of mpidiag, through AIJ */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatDiagComposeAIJProducts(Mat, PetscBool set);
+/* diag_factor.c: the graph the orderings of a factorization read (getrowij, inode adjustment) */
+PETSC_INTERN PetscErrorCode MatDiagComposeOrderings_SeqDiag(Mat, PetscBool set);
 /* diag_options.c: settings, options, statistics, MatView */
 PETSC_INTERN PetscErrorCode DiagSetFromOptions(Mat, const DiagSettings *current, GPUMATS_OPTIONS_ARG);
 PETSC_INTERN PetscErrorCode MatSetFromOptions_SeqDiag(Mat, GPUMATS_OPTIONS_ARG);
