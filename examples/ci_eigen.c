@@ -40,13 +40,7 @@ static char help[] = "Lowest eigenvalues of a Configuration-Interaction Hamilton
 #include "ci_synthetic.h"
 #include "ci_save.h"
 #include "fci.h"
-
-/* "the default value" of a size or iteration argument */
-#if PETSC_VERSION_GE(3, 22, 0)
-  #define CI_DEFAULT PETSC_DETERMINE
-#else
-  #define CI_DEFAULT PETSC_DEFAULT
-#endif
+#include "common/gpumats_compat.h" /* the PETSc versions' differences */
 
 #define CI_MAX_REFERENCES 64
 
@@ -228,8 +222,8 @@ static PetscErrorCode CISolve(Mat A, PetscInt nev, const char stagename[], CISol
   PetscCall(EPSSetProblemType(eps, EPS_HEP));
   PetscCall(EPSSetType(eps, EPSKRYLOVSCHUR));
   PetscCall(EPSSetWhichEigenpairs(eps, EPS_SMALLEST_REAL));
-  PetscCall(EPSSetDimensions(eps, nev, CI_DEFAULT, CI_DEFAULT));
-  PetscCall(EPSSetTolerances(eps, 1e-10, CI_DEFAULT));
+  PetscCall(EPSSetDimensions(eps, nev, GPUMATS_DEFAULT_COUNT, GPUMATS_DEFAULT_COUNT));
+  PetscCall(EPSSetTolerances(eps, 1e-10, GPUMATS_DEFAULT_COUNT));
   PetscCall(EPSSetFromOptions(eps));
 
   PetscCall(PetscLogStageRegister(stagename, &stage));

@@ -19,9 +19,7 @@
 #include <petscksp.h>
 #include <petscsnes.h>
 
-#if !PETSC_VERSION_GE(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
+#include "gpumats_compat.h" /* PETSC_SUCCESS before 3.19 */
 
 static const char help[] = "DMDA program: DMCreateMatrix + fill, CG/Jacobi, multigrid and a Newton solve with coloured Jacobians, each timed\n";
 

@@ -11,9 +11,7 @@
   #include <cuda_runtime.h>
 #endif
 
-#if !PETSC_VERSION_GE(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
+#include "gpumats_compat.h" /* PETSC_SUCCESS before 3.19 */
 
 typedef struct {
   PetscBool   device; /* there is a GPU to synchronise */

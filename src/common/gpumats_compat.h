@@ -9,6 +9,13 @@
   #define PETSC_SUCCESS 0
 #endif
 
+/* 3.22: "the default" of a size or count argument is PETSC_DETERMINE (PETSC_DEFAULT deprecated) */
+#if PETSC_VERSION_GE(3, 22, 0)
+  #define GPUMATS_DEFAULT_COUNT PETSC_DETERMINE
+#else
+  #define GPUMATS_DEFAULT_COUNT PETSC_DEFAULT
+#endif
+
 /* 3.23: the argument of a MatSetFromOptions op is PetscOptionItems, now a pointer typedef */
 #if PETSC_VERSION_GE(3, 23, 0)
   #define GPUMATS_OPTIONS_ARG PetscOptionItems PetscOptionsObject
