@@ -657,8 +657,10 @@ static PetscErrorCode BindChecks(TestCtx *t, MatType type, const GlobalCSR *csr)
     PetscCall((*by_name)(Ac, &uses_by_name));
     PetscCheck(uses_by_name == uses_before, t->comm, PETSC_ERR_PLIB, "%s: MatGpuMatsUsesDevice_C gives %d, MatGpuMatsUsesDevice() %d", type, (int)uses_by_name, (int)uses_before);
   }
+  PetscCall(CheckMemType(Ac, "before MatBindToCPU"));
   PetscCall(CheckProducts(t, Ac, Aa, "before MatBindToCPU"));
   PetscCall(MatBindToCPU(Ac, PETSC_TRUE));
+  PetscCall(CheckMemType(Ac, "bound to the CPU"));
   PetscCall(MatGpuMatsUsesDevice(Ac, &uses));
   PetscCheck(!uses, t->comm, PETSC_ERR_PLIB, "MatGpuMatsUsesDevice() says the device is used after MatBindToCPU(A, PETSC_TRUE)");
   PetscCall(CheckProducts(t, Ac, Aa, "bound to the CPU"));
@@ -668,6 +670,7 @@ static PetscErrorCode BindChecks(TestCtx *t, MatType type, const GlobalCSR *csr)
   PetscCall(MatBindToCPU(Ac, PETSC_FALSE));
   PetscCall(MatGpuMatsUsesDevice(Ac, &uses));
   PetscCheck(uses == uses_before, t->comm, PETSC_ERR_PLIB, "MatGpuMatsUsesDevice() gives %d after MatBindToCPU(A, PETSC_FALSE), %d before binding", (int)uses, (int)uses_before);
+  PetscCall(CheckMemType(Ac, "unbound again"));
   PetscCall(CheckProducts(t, Ac, Aa, "unbound again (values changed while bound)"));
   PetscCall(CheckFormatInUse(t, Ac, "unbound again"));
   PetscCall(MatScale(Ac, 2.0));

@@ -521,6 +521,7 @@ static PetscErrorCode BadInputChecks(TestCtx *t)
 
     PetscCall(MatDestroy(&A));
     PetscCall(CreateMatrix(t->comm, &csr, MATDIAG, "hm", PETSC_FALSE, &A));
+    PetscCall(CheckMemType(A, "new"));
     PetscCall(MatGpuMatsUsesDevice(A, &uses));
     if (!uses) {
       Vec x, y;
@@ -578,6 +579,7 @@ static PetscErrorCode SettingsChecks(TestCtx *t)
     PetscCall((*uses)(A, &device));
     PetscCheck(!device, t->comm, PETSC_ERR_PLIB, "diag: MatGpuMatsUsesDevice_C says the device with -mat_gpumats_backend host");
   }
+  PetscCall(CheckMemType(A, "with -mat_gpumats_backend host"));
   PetscCheck(scheme == MAT_DIAG_SCHEME_CDM && fill == 5.5 && kernel == MAT_DIAG_PRODUCT_PAPER && backend == GPUMATS_BACKEND_HOST, t->comm, PETSC_ERR_PLIB, "diag setters: got scheme %d, max fill %g, product kernel %d, backend %d back", (int)scheme, (double)fill, (int)kernel, (int)backend);
   /* the options database: MatSetFromOptions applies each option through its setter */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scheme", "hm"));

@@ -1,5 +1,6 @@
 /* The matrix-type tests' shared helpers (testmat.h). */
 #include "testmat.h"
+#include <gpumats.h> /* MatGpuMatsUsesDevice */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -266,6 +267,24 @@ PetscErrorCode CheckTypeName(Mat A, const char *expected, const char *what)
 }
 
 /* one of two acceptable type names (pass the same name twice for one) */
+PetscErrorCode CheckMemType(Mat A, const char *what)
+{
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_OP_GETCURRENTMEMTYPE
+  {
+    PetscMemType m;
+    PetscBool    uses;
+    MatType      type;
+
+    PetscCall(MatGetType(A, &type));
+    PetscCall(MatGpuMatsUsesDevice(A, &uses));
+    PetscCall(MatGetCurrentMemType(A, &m));
+    PetscCheck((PetscBool)PetscMemTypeDevice(m) == uses, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s %s: MatGetCurrentMemType() gives %s memory, but its products run on the %s", type, what, PetscMemTypeDevice(m) ? "device" : "host", uses ? "device" : "host");
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CheckTypeOneOf(Mat A, const char *t1, const char *t2, const char *what)
 {
   PetscBool   same1, same2;

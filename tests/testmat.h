@@ -57,6 +57,8 @@ PetscErrorCode GlobalCSRHasEntry(const GlobalCSR *csr, PetscInt i, PetscInt j, P
 PetscErrorCode DefaultLayout(MPI_Comm comm, PetscInt N, PetscInt *n, PetscInt *start);
 PetscErrorCode CheckTypeName(Mat A, const char *expected, const char *what);
 PetscErrorCode CheckTypeOneOf(Mat A, const char *t1, const char *t2, const char *what);
+/* MatGetCurrentMemType (PETSc >= 3.24) agrees with MatGpuMatsUsesDevice; nothing before 3.24 */
+PetscErrorCode CheckMemType(Mat A, const char *what);
 PetscErrorCode CreateTestVecs(Mat A, Vec *right, Vec *left);
 PetscErrorCode CompareVecs(TestCtx *t, Vec yc, Vec ya, const char *desc, const char *op);
 PetscErrorCode CheckProducts(TestCtx *t, Mat Ac, Mat Aa, const char *desc);

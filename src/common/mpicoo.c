@@ -114,6 +114,7 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
   Mat            X[2] = {Ad, Ao};
   PetscContainer container;
   PetscInt      *send_k;
+  PetscBool      device;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -131,6 +132,11 @@ PetscErrorCode GpuMatsMPICOOSetUp(Mat M, const GpuMatsCOOSplit *s, Mat Ad, Mat A
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &c->exchange, 1, GPUMATS_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)M)));
   if (s->n >= INT32_MAX || s->nrecv >= INT32_MAX) {
     PetscCall(PetscInfo(M, "%s COO: %" PetscCount_FMT " entries, %" PetscCount_FMT " received: more than 32-bit device indices hold, the values go through the host\n", ((PetscObject)M)->type_name, s->n, s->nrecv));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGpuMatsUsesDevice(M, &device));
+  if (!device) { /* nothing to make on a device: a CUDA build on a machine without a usable GPU */
+    PetscCall(PetscInfo(M, "%s COO: the products run on the host: the values go through the host\n", ((PetscObject)M)->type_name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MPICOOMapBlocks(M, s, X, garray, c));
