@@ -48,21 +48,21 @@ for run in $passes; do
     # shellcheck disable=SC2086
     PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs $part ${GPUMATS_TEST_ARGS:-} >> "$OUT/tests-$run.log" 2>&1 || status=1
   done
-  cp "$OUT/tests-$run.log" /tmp/tests-$run.log
-  cat /tmp/tests-$run.log >> "$OUT/tests.log"
+  cp "$OUT/tests-$run.log" "$B/tests-$run.log"
+  cat "$B/tests-$run.log" >> "$OUT/tests.log"
 done
 # each pass is two meson runs: their counts added
 for run in $passes; do
-  echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' /tmp/tests-$run.log)"
-  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" /tmp/tests-$run.log
+  echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' "$B/tests-$run.log")"
+  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$B/tests-$run.log"
 done
 grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
 # block products with B and C as dense CUDA matrices, 1 and 2 ranks
 for np in 1 2; do
-  MPIEXEC=$PETSC_DIR/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > /tmp/product.log 2>&1 \
-    && echo "== product, dense CUDA, $np rank(s): ok" || { status=1; echo "== product, dense CUDA, $np rank(s): FAILED"; tail -20 /tmp/product.log; }
-  cat /tmp/product.log >> "$OUT/tests.log"
+  MPIEXEC=$PETSC_DIR/bin/mpiexec sh tests/mpirun.sh $np "$B/tests/test_cihybrid_product" -dense_cuda -mat_gpumats_backend cuda > "$B/product.log" 2>&1 \
+    && echo "== product, dense CUDA, $np rank(s): ok" || { status=1; echo "== product, dense CUDA, $np rank(s): FAILED"; tail -20 "$B/product.log"; }
+  cat "$B/product.log" >> "$OUT/tests.log"
 done
 [ "${GPUMATS_SKIP_BENCH:-0}" = 1 ] && exit $status
 sh benchmarks/scripts/device-bench.sh "$B" "$OUT" || status=1
