@@ -16,8 +16,9 @@
 # the CPU ones run once.  GPUMATS_EIGEN_GPU_TIME=1: event times wait for the GPU
 # kernels (ci_eigen -ci_log_gpu_time; default 0 here: solve times without that
 # synchronisation, MatMult and MatMatMult times are launch times).
-# GPUMATS_EIGEN_CPU=0 leaves the CPU runs out.  cihybrid's Hamiltonian is made on the GPU
-# (ci_eigen's default); the '_hostmade' runs make it on the host and upload it, as before issue 10.
+# GPUMATS_EIGEN_CPU=0 leaves the CPU runs out; GPUMATS_EIGEN_ONLY_KS=1 the LOBPCG and
+# shift-and-invert runs.  cihybrid's Hamiltonian is made on the GPU (ci_eigen's default); the
+# '_hostmade' runs make it on the host and upload it, as before issue 10.
 # The '_sinvert' runs find the first excited state of the sector (-75.7752) by shift-and-invert
 # with an iterative inner solve (GMRES + Jacobi on A - sigma I, all products on the GPU).
 # Usage: tools/device/device-eigen.sh <build dir> <output dir>
@@ -53,7 +54,8 @@ for space in ${GPUMATS_EIGEN_SPACES:-isym}; do
   solve "${space}_ks_aijcusparse" 1 $sector $cusparse
   solve "${space}_ks_cihybrid" 1 $sector $gpumats
   solve "${space}_ks_cihybrid_hostmade" 1 $sector $gpumats -fci_assembly host
-  [ "$space" = full ] && continue # one eigensolver for the full space
+  # one eigensolver for the full space, or where asked (GPUMATS_EIGEN_ONLY_KS=1)
+  { [ "$space" = full ] || [ "${GPUMATS_EIGEN_ONLY_KS:-0}" = 1 ]; } && continue
   for bs in 8 16; do
     solve "${space}_lobpcg${bs}_cihybrid_spmm" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult mat
     solve "${space}_lobpcg${bs}_cihybrid_spmv" 1 $sector $gpumats $lobpcg -eps_lobpcg_blocksize $bs -bv_matmult vecs
