@@ -9,6 +9,11 @@
 #define MATCIHYBRID       "cihybrid"
 #define MATSEQAIJCIHYBRID "seqaijcihybrid"
 #define MATMPIAIJCIHYBRID "mpiaijcihybrid"
+/* The same type by a name in PETSc's aij<variant> convention (as aijcusparse): a DMDA keeps a
+   matrix type whose name begins with "aij" for its grid transfers (DMCreateInterpolation), so
+   -dm_mat_type aijcihybrid makes multigrid's interpolation and restriction cihybrid too, where
+   -dm_mat_type cihybrid gets them as host MATAIJ */
+#define MATAIJCIHYBRID "aijcihybrid"
 
 /* How a row is split between the ELLPACK and the CSR region */
 typedef enum {
@@ -26,6 +31,7 @@ typedef enum {
 #define MATPCSR       "pcsr"
 #define MATSEQAIJPCSR "seqaijpcsr"
 #define MATMPIAIJPCSR "mpiaijpcsr"
+#define MATAIJPCSR    "aijpcsr" /* as MATAIJCIHYBRID: -dm_mat_type aijpcsr, transfers in pcsr too */
 
 /* The CUDA SpMV kernel of a pcsr matrix */
 typedef enum {

@@ -47,9 +47,11 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJCIHYBRID, MatCreate_SeqAIJCIHybrid));
   PetscCall(MatRegister(MATMPIAIJCIHYBRID, MatCreate_MPIAIJCIHybrid));
   PetscCall(MatRegisterRootName(MATCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
+  PetscCall(MatRegisterRootName(MATAIJCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
   PetscCall(MatRegister(MATSEQAIJPCSR, MatCreate_SeqAIJPCSR));
   PetscCall(MatRegister(MATMPIAIJPCSR, MatCreate_MPIAIJPCSR));
   PetscCall(MatRegisterRootName(MATPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
+  PetscCall(MatRegisterRootName(MATAIJPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatDiagRegisterFactors());
