@@ -48,13 +48,12 @@ for run in $passes; do
     # shellcheck disable=SC2086
     PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs $part ${GPUMATS_TEST_ARGS:-} >> "$OUT/tests-$run.log" 2>&1 || status=1
   done
-  cp "$OUT/tests-$run.log" "$B/tests-$run.log"
-  cat "$B/tests-$run.log" >> "$OUT/tests.log"
+  cat "$OUT/tests-$run.log" >> "$OUT/tests.log"
 done
 # each pass is two meson runs: their counts added
 for run in $passes; do
-  echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' "$B/tests-$run.log")"
-  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$B/tests-$run.log"
+  echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' "$OUT/tests-$run.log")"
+  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$OUT/tests-$run.log"
 done
 grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
