@@ -6,7 +6,8 @@
 # smoothing), the diag products (bench_diag_products, first product and numeric phase), the first
 # product after new values (bench_refresh, 7-point 160^3, MatSetValues path: every type), and the
 # MatMult of PETSc's own GPU types beside ours (KSP ex2, 1000 x 1000 5-point, CG + Jacobi, 300
-# iterations: aijcusparse, sellcuda, pcsr, cihybrid, diag; -log_view's MatMult line).
+# iterations: aijcusparse, sellcuda, pcsr, cihybrid, diag; -log_view's MatMult line, its time
+# with -log_view_gpu_time: without it PETSc prints n/a for an event's time on the GPU).
 # About 6 minutes on an H100.  Needs the build of tools/device-test.sh (all targets) and its
 # PETSc in the environment (tools/device/petsc-env.sh).
 # Usage: benchmarks/scripts/device-bench-headline.sh <build dir> <output dir>
@@ -27,7 +28,7 @@ for t in aijcusparse sellcuda pcsr cihybrid diag; do
   o="-mat_type $t"
   case $t in pcsr | cihybrid | diag) o="$o -dll_append $B/libgpumats.so" ;; esac
   # shellcheck disable=SC2086
-  timeout 60 "$B/tests/tutorials/ksp_ex2" -m 1000 -n 1000 $o -vec_type cuda -ksp_type cg -pc_type jacobi -ksp_max_it 300 -log_view > "$OUT/ex2_$t.txt" 2>&1 || status=1
+  timeout 60 "$B/tests/tutorials/ksp_ex2" -m 1000 -n 1000 $o -vec_type cuda -ksp_type cg -pc_type jacobi -ksp_max_it 300 -log_view -log_view_gpu_time > "$OUT/ex2_$t.txt" 2>&1 || status=1
   echo "$t: $(grep -E '^MatMult ' "$OUT/ex2_$t.txt")" >> "$OUT/mult.txt"
 done
 cat "$OUT/mult.txt"
