@@ -15,7 +15,7 @@ if [ ! -f $petsc/src/ksp/ksp/tutorials/ex2.c ]; then petsc=.device/tutorials sle
 [ "$to" != $petsc ] || { echo "adapt-tutorials: $to is the source" >&2; exit 1; }
 rm -rf "$to"
 # the sources only (the folders also hold data files and outputs, 13 MB)
-for d in $petsc/src/ksp/ksp/tutorials $petsc/src/snes/tutorials $slepc/src/eps/tutorials; do
+for d in $petsc/src/ksp/ksp/tutorials $petsc/src/snes/tutorials $petsc/src/ts/tutorials $slepc/src/eps/tutorials; do
   [ -d "$d" ] || continue
   dest="$to/${d#"${d%/src/*}"/}"
   mkdir -p "$dest"
