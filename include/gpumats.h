@@ -53,6 +53,12 @@ typedef enum {
 #define MATDIAG    "diag"
 #define MATSEQDIAG "seqdiag"
 #define MATMPIDIAG "mpidiag"
+/* -dm_mat_type aijdiag: diag for the square operators, and a grid transfer a DMDA makes of the
+   DM's type (it keeps a type whose name begins with "aij") pcsr, on the GPU too; never a matrix's
+   own type name, which is that of the type chosen */
+#define MATAIJDIAG    "aijdiag"
+#define MATSEQAIJDIAG "seqaijdiag"
+#define MATMPIAIJDIAG "mpiaijdiag"
 
 /* How the diagonals are stored */
 typedef enum {

@@ -9,6 +9,8 @@ PETSC_INTERN PetscErrorCode MatCreate_SeqAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqDiag(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJDiag(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
 
 static PetscBool GpuMatsPackageInitialized = PETSC_FALSE;
@@ -56,6 +58,9 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatDiagRegisterFactors());
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
+  PetscCall(MatRegister(MATSEQAIJDIAG, MatCreate_SeqAIJDiag)); /* a factory: diag or pcsr (diag/aijdiag.c) */
+  PetscCall(MatRegister(MATMPIAIJDIAG, MatCreate_MPIAIJDiag));
+  PetscCall(MatRegisterRootName(MATAIJDIAG, MATSEQAIJDIAG, MATMPIAIJDIAG));
   PetscCall(GpuMatsRegisterAIJFactors()); /* pcsr's and cihybrid's: common/aij_factors.c */
   PetscCall(GpuMatsLogEventsRegister());
   PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));

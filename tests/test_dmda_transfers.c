@@ -1,7 +1,8 @@
 /* The grid transfers a DMDA makes for a gpumats type (DMCreateInterpolation, what PCMG interpolates
    and restricts with).  PETSc's DMDA keeps the DM's matrix type for them only when its name begins
    with "aij" (dainterp.c), so -dm_mat_type aijpcsr and aijcihybrid give transfers of that type,
-   and pcsr or cihybrid give MATAIJ ones; with several unknowns a point PETSc wraps that scalar
+   and pcsr or cihybrid give MATAIJ ones; aijdiag gives diag operators and pcsr transfers (diag keeps
+   square matrices); with several unknowns a point PETSc wraps that scalar
    interpolation in a MAIJ, multiplied on the host.  Checked: the type each name gives, and the products of
    the transfers (interpolation, restriction, their add forms) against AIJ's, on 2-D and 3-D grids
    of 1 and 2 unknowns a point, on any number of processes. */
@@ -37,6 +38,15 @@ static PetscErrorCode Transfers(TestCtx *t, PetscInt dim, PetscInt dof, MatType 
     PetscCall(CheckTypeOneOf(scalar, expect_seq, expect_mpi, desc));
   }
   PetscCall(CheckProducts(t, P, Pa, desc));
+  if (!strcmp(type, MATAIJDIAG)) { /* and the operator: diag */
+    Mat A;
+
+    PetscCall(DMSetMatType(daf, type));
+    PetscCall(DMCreateMatrix(daf, &A));
+    PetscCall(PetscSNPrintf(desc, sizeof(desc), "-dm_mat_type %s, %" PetscInt_FMT "-D, %" PetscInt_FMT " unknown(s) a point: the operator", type, dim, dof));
+    PetscCall(CheckTypeOneOf(A, MATSEQDIAG, MATMPIDIAG, desc));
+    PetscCall(MatDestroy(&A));
+  }
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&Pa));
   PetscCall(DMDestroy(&daf));
@@ -56,6 +66,7 @@ static PetscErrorCode RunTests(void)
     for (PetscInt dof = 1; dof <= 2; dof++) {
       PetscCall(Transfers(&t, dim, dof, MATAIJPCSR, MATSEQAIJPCSR, MATMPIAIJPCSR));
       PetscCall(Transfers(&t, dim, dof, MATAIJCIHYBRID, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID));
+      PetscCall(Transfers(&t, dim, dof, MATAIJDIAG, MATSEQAIJPCSR, MATMPIAIJPCSR));
       PetscCall(Transfers(&t, dim, dof, MATPCSR, MATSEQAIJ, MATMPIAIJ)); /* PETSc's rule: a name without "aij" first */
     }
   PetscCall(PetscPrintf(t.comm, "test_dmda_transfers on %d rank(s): all passed, %" PetscInt_FMT " products compared with MATAIJ, largest relative error %.3g (tolerance %g)\n", t.size, t.ncompared, (double)t.maxerr, (double)t.tol));
