@@ -1,12 +1,13 @@
 #!/bin/sh
-# The default-solver table (issue 47): unmodified PETSc tutorials, each with its own default solver
-# and with the factorizations a user names, for aijcusparse, diag, pcsr and cihybrid in the same
+# The default-solver table (issues 47 and 48): unmodified PETSc tutorials, each with its own default
+# solver, the factorizations a user names and multigrid, for aijcusparse, diag, pcsr and cihybrid in the same
 # run, one rank and one GPU (and 2 ranks sharing it for the default block Jacobi), VECCUDA vectors.
 # From -log_view: KSPSolve and PCSetUp (PCSetUp is mostly inside KSPSolve: not to be added), the
 # whole process ("Time (sec)"), the copies between host and device of KSPSolve, and the iterations
 # from -ksp_converged_reason (summed over the solves).
 # Results: $OUT/default_solvers.csv (one line a run) and each run's output in $OUT/default_solvers/.
-# GPUMATS_DEFAULT_CASES picks rows by name (all by default); GPUMATS_DEFAULT_TYPES the types.
+# GPUMATS_DEFAULT_CASES picks rows by name (all by default); GPUMATS_DEFAULT_TYPES the types of
+# the rows that do not name their own (multigrid, GAMG and the CI rows do).
 # Needs the build of tools/device-test.sh (the tutorials) and its PETSc in the environment.
 # Usage: benchmarks/scripts/device-bench-default-solvers.sh <build dir> <output dir>
 set -u
@@ -63,6 +64,18 @@ case_ ts_ex13 tests/tutorials/ts_ex13 -dm_mat_type 1 default -da_grid_x 513 -da_
 case_ ts_ex13 tests/tutorials/ts_ex13 -dm_mat_type 2 default -da_grid_x 513 -da_grid_y 513 -ts_max_steps 10
 case_ ksp_ex56 tests/tutorials/ksp_ex56 -mat_type 1 default -ne 39
 case_ ksp_ex56 tests/tutorials/ksp_ex56 -mat_type 1 icc -ne 39 -pc_type icc
+# multigrid (issue 48): the names that keep a DMDA's grid transfers of the type (aijdiag: diag
+# operators, pcsr transfers), default Chebyshev/SOR and Chebyshev/Jacobi smoothing; GAMG
+row_types="aijcusparse aijdiag aijpcsr aijcihybrid"
+case_ ksp_ex45 tests/tutorials/ksp_ex45 -dm_mat_type 1 mg -da_grid_x 257 -da_grid_y 257 -da_grid_z 257 -pc_type mg -pc_mg_levels 5
+case_ ksp_ex45 tests/tutorials/ksp_ex45 -dm_mat_type 1 mg-jacobi -da_grid_x 257 -da_grid_y 257 -da_grid_z 257 -pc_type mg -pc_mg_levels 5 -mg_levels_pc_type jacobi
+case_ ksp_ex50 tests/tutorials/ksp_ex50 -dm_mat_type 1 mg -da_grid_x 2049 -da_grid_y 2049 -pc_type mg -pc_mg_levels 5
+case_ ksp_ex50 tests/tutorials/ksp_ex50 -dm_mat_type 1 mg-jacobi -da_grid_x 2049 -da_grid_y 2049 -pc_type mg -pc_mg_levels 5 -mg_levels_pc_type jacobi
+case_ snes_ex19 tests/tutorials/snes_ex19 -dm_mat_type 1 mg -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg
+row_types="aijcusparse diag pcsr cihybrid"
+case_ ksp_ex45 tests/tutorials/ksp_ex45 -dm_mat_type 1 gamg -da_grid_x 129 -da_grid_y 129 -da_grid_z 129 -pc_type gamg
+case_ ksp_ex56 tests/tutorials/ksp_ex56 -mat_type 1 gamg -ne 39 -pc_type gamg
+row_types=""
 # the CI Hamiltonian (N2/STO-3G, all determinants; not diag's: its nonzeros are on most diagonals):
 # its default Krylov-Schur, and shift-and-invert (LU of H - sigma I) for the lowest states
 row_types="aijcusparse pcsr cihybrid"
