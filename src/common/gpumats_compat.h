@@ -68,6 +68,15 @@ static inline PetscErrorCode GpuMatsContainerSetDestroy(PetscContainer c, PetscE
 #define GPUMATS_HAVE_OP_MISSINGDIAGONAL  (!PETSC_VERSION_GE(3, 25, 0))
 #define GPUMATS_HAVE_OP_GETCURRENTMEMTYPE PETSC_VERSION_GE(3, 24, 0)
 
+/* 3.21: MatCreateGraph (and its op) takes the unknowns of a block the graph reads (num_idx, index) */
+#if PETSC_VERSION_GE(3, 21, 0)
+  #define GPUMATS_CREATEGRAPH_INDEX_ARGS , PetscInt num_idx, PetscInt index[]
+  #define GPUMATS_CREATEGRAPH_INDEX_PASS , num_idx, index
+#else
+  #define GPUMATS_CREATEGRAPH_INDEX_ARGS
+  #define GPUMATS_CREATEGRAPH_INDEX_PASS
+#endif
+
 /* 3.24: MatFDColoringSetFunction takes a MatFDColoringFn * */
 #if PETSC_VERSION_GE(3, 24, 0)
 typedef MatFDColoringFn *GpuMatsFDColoringFn;

@@ -475,6 +475,7 @@ PetscErrorCode MatCreate_SeqDiag(Mat A)
   A->ops->view           = MatView_SeqDiag;
   A->ops->load           = MatLoad_SeqDiag;
   A->ops->convert        = MatConvert_SeqDiag;
+  A->ops->creategraph    = MatCreateGraph_SeqDiag; /* GAMG (diag_graph.c) */
   A->ops->duplicate      = MatDuplicate_SeqDiag;
   A->ops->destroy        = MatDestroy_SeqDiag;
   /* the algebra (diag_algebra.c) */

@@ -206,6 +206,10 @@ static PetscErrorCode MatDiagBuildFromStage_SeqDiag(Mat A)
   PetscCall(DiagCheckStatus(DiagChooseSchemeFromOffsets(s->m, s->n, s->present, &automatic, &hm, &cdm), A, "Choosing the scheme"));
   PetscCall(MatDiagPickScheme_SeqDiag(A, automatic, hm, cdm, &scheme));
   st = DiagFromOffsets(scheme, s->m, s->n, s->present, s->nset, d->settings.max_fill, &stored, &fmt);
+  if (st == DIAG_ERR_TOO_SPREAD && A->rmap->n != A->cmap->n) { /* a rectangular one becomes pcsr (diag_rectangular.c) */
+    PetscCall(MatDiagStageBecomePCSR_SeqDiag(A, s, fmt.ndiag));
+    PetscFunctionReturn(PETSC_SUCCESS); /* A's diag context is gone */
+  }
   PetscCall(MatDiagCheckBuilt_SeqDiag(A, st, &fmt, scheme, stored));
   d->stage = NULL;
   PetscCall(MatDiagSetFormat_SeqDiag(A, &fmt));

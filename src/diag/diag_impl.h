@@ -97,6 +97,9 @@ PETSC_INTERN PetscErrorCode MatDiagSetFormat_SeqDiag(Mat, DiagFormat *);
 PETSC_INTERN PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M);
 /* A new sequential AIJ (any of PETSc's seqaij types, 'type') with A's entries. */
 PETSC_INTERN PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M);
+/* a rectangular matrix with too spread entries becomes pcsr (diag_rectangular.c) */
+PETSC_INTERN PetscErrorCode MatDiagStageBecomePCSR_SeqDiag(Mat, const DiagStage *, PetscInt ndiag);
+PETSC_INTERN PetscErrorCode MatCreateGraph_SeqDiag(Mat, PetscBool, PetscBool, PetscReal GPUMATS_CREATEGRAPH_INDEX_ARGS, Mat *);
 /* A DiagStatus from the builder as a PETSc error naming the operation */
 PETSC_INTERN PetscErrorCode DiagCheckStatus(DiagStatus, Mat, const char *what);
 

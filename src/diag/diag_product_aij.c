@@ -1,8 +1,9 @@
 /* Sparse products of diag matrices that go through AIJ: a diag operand (seqdiag or
    mpidiag) is copied to AIJ and PETSc's AIJ product does the work; C is AIJ.
      - seqdiag x seqaij, seqaij x seqdiag (AB, AtB, ABt), PtAP and RARt with a seqdiag A
-       and a seqaij P (Galerkin coarse operators); the same with aijcusparse (the copy takes
-       the AIJ operand's type, so PETSc's aijcusparse product runs);
+       and a seqaij P (Galerkin coarse operators); the same with aijcusparse and pcsr (the copy
+       takes the AIJ operand's type, so that type's product runs: a pcsr P is what a rectangular
+       diag matrix too spread for diag becomes, diag_rectangular.c);
      - mpidiag x mpidiag, mpidiag x mpiaij, mpiaij x mpidiag, PtAP / RARt with an mpidiag A:
        the products of PETSc's MPIAIJ, which fetch the rows of B that each process needs.
    C has the AIJ operand's type (seqaij, mpiaij, aijcusparse), or AIJ when both operands are diag.
@@ -255,7 +256,8 @@ PetscErrorCode MatProductSetFromOptions_Diag_ThroughAIJ(Mat C)
 PetscErrorCode MatDiagComposeAIJProducts(Mat A, PetscBool set)
 {
   const char *names[] = {"MatProductSetFromOptions_seqdiag_seqaij_C", "MatProductSetFromOptions_seqaij_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaij_C", "MatProductSetFromOptions_mpiaij_mpidiag_C",
-                         "MatProductSetFromOptions_seqdiag_seqaijcusparse_C", "MatProductSetFromOptions_seqaijcusparse_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaijcusparse_C", "MatProductSetFromOptions_mpiaijcusparse_mpidiag_C"};
+                         "MatProductSetFromOptions_seqdiag_seqaijcusparse_C", "MatProductSetFromOptions_seqaijcusparse_seqdiag_C", "MatProductSetFromOptions_mpidiag_mpiaijcusparse_C", "MatProductSetFromOptions_mpiaijcusparse_mpidiag_C",
+                         "MatProductSetFromOptions_seqdiag_seqaijpcsr_C",      "MatProductSetFromOptions_seqaijpcsr_seqdiag_C",      "MatProductSetFromOptions_mpidiag_mpiaijpcsr_C",      "MatProductSetFromOptions_mpiaijpcsr_mpidiag_C"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, names[i], set ? MatProductSetFromOptions_Diag_ThroughAIJ : NULL));

@@ -389,6 +389,7 @@ PetscErrorCode MatCreate_MPIDiag(Mat M)
   M->ops->norm             = MatNorm_MPIDiag;
   M->ops->getinfo          = MatGetInfo_MPIDiag;
   M->ops->convert          = MatConvert_MPIDiag;
+  M->ops->creategraph      = MatCreateGraph_MPIDiag; /* GAMG (diag_graph.c) */
   M->ops->load             = MatLoad_MPIDiag;
   M->ops->duplicate        = MatDuplicate_MPIDiag;
   M->ops->copy             = MatCopy_MPIDiag;

@@ -203,6 +203,12 @@ PetscErrorCode MatAssemblyEnd_MPIDiag(Mat M, MatAssemblyType type)
     PetscCall(MPIDiagReplay(M, &P));
   }
   PetscCall(MPIDiagStageDestroy(M));
+  { /* a rectangular matrix whose diagonal blocks diag would refuse becomes pcsr (diag_rectangular.c) */
+    PetscBool became;
+
+    PetscCall(MPIDiagBecomePCSRIfSpread(M, &P, &became));
+    if (became) PetscFunctionReturn(PETSC_SUCCESS); /* M's mpidiag context is gone */
+  }
   PetscCall(MPIDiagBuildFromMPIAIJ(M, P));
   PetscCall(MatDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -51,6 +51,8 @@ PETSC_INTERN PetscErrorCode MatGetInfo_MPIDiag(Mat, MatInfoType, MatInfo *);
 PETSC_INTERN PetscErrorCode MatMPIDiagInstallOps(Mat);
 /* The MPIAIJ with M's entries (mpidiag.c); M rebuilt from an assembled MPIAIJ P (P destroyed) */
 PETSC_INTERN PetscErrorCode MPIDiagToMPIAIJ(Mat M, Mat *P);
+PETSC_INTERN PetscErrorCode MPIDiagBecomePCSRIfSpread(Mat, Mat *P, PetscBool *became);
+PETSC_INTERN PetscErrorCode MatCreateGraph_MPIDiag(Mat, PetscBool, PetscBool, PetscReal GPUMATS_CREATEGRAPH_INDEX_ARGS, Mat *);
 PETSC_INTERN PetscErrorCode MPIDiagRebuildFrom(Mat M, Mat P);
 /* M->nonzerostate increased on every process when any diagonal block's changed since 'before' */
 PETSC_INTERN PetscErrorCode MPIDiagSyncNonzeroState(Mat M, PetscObjectState before);
