@@ -6,7 +6,8 @@
 # whole process ("Time (sec)"), the copies between host and device of KSPSolve, and the iterations
 # from -ksp_converged_reason (summed over the solves).
 # Results: $OUT/default_solvers.csv (one line a run) and each run's output in $OUT/default_solvers/.
-# GPUMATS_DEFAULT_CASES picks rows by name (all by default); GPUMATS_DEFAULT_TYPES the types of
+# GPUMATS_DEFAULT_CASES picks rows (all by default): by name (ksp_ex45), name:config (ksp_ex45:icc)
+# or name:config:ranks (ksp_ex45:default:2); GPUMATS_DEFAULT_TYPES the types of
 # the rows that do not name their own (multigrid, GAMG and the CI rows do).
 # Needs the build of tools/device-test.sh (the tutorials) and its PETSc in the environment.
 # Usage: benchmarks/scripts/device-bench-default-solvers.sh <build dir> <output dir>
@@ -23,7 +24,7 @@ status=0
 case_() {
   name=$1 program=$2 typeoption=$3 ranks=$4 config=$5
   shift 5
-  case " ${GPUMATS_DEFAULT_CASES:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+  case " ${GPUMATS_DEFAULT_CASES:-$name} " in *" $name "* | *" $name:$config "* | *" $name:$config:$ranks "*) ;; *) return 0 ;; esac
   [ -x "$B/$program" ] || { echo "$name: $B/$program not built" >&2; status=1; return 0; }
   for type in ${row_types:-${GPUMATS_DEFAULT_TYPES:-aijcusparse diag pcsr cihybrid}}; do
     load=""
