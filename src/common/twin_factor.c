@@ -10,12 +10,14 @@
    the values: the pattern is kept) and runs the package's numeric phase on it.  A pattern that
    changed without a new symbolic phase (diag keeps the entries set and the nonzeros: a stored
    zero that became nonzero) makes the twin again and runs the symbolic phase again, with the
-   orderings and options it was first given. */
+   orderings and options it was first given.  cusparse's solves take device vectors only: host
+   vectors given to them (-vec_type standard) are staged through two device vectors of the factor. */
 #include "common/gpumats_impl.h"
 
 typedef PetscErrorCode (*LUSymbolicFn)(Mat, Mat, IS, IS, const MatFactorInfo *);
 typedef PetscErrorCode (*CholeskySymbolicFn)(Mat, Mat, IS, const MatFactorInfo *);
 typedef PetscErrorCode (*NumericFn)(Mat, Mat, const MatFactorInfo *);
+typedef PetscErrorCode (*SolveFn)(Mat, Vec, Vec);
 
 typedef struct {
   GpuMatsHostAIJFn   host_aij;
@@ -25,6 +27,9 @@ typedef struct {
   LUSymbolicFn       lu_symbolic; /* the package's, for the factor type of F */
   CholeskySymbolicFn cholesky_symbolic;
   NumericFn          numeric;
+  PetscBool          device_vectors_only;            /* the package's solves take device vectors only (cusparse) */
+  SolveFn            solve, solve_transpose;         /* the package's, when staged */
+  Vec                stage_b, stage_x;               /* device vectors for host ones, made at the first such solve */
 } TwinFactor;
 
 #define TWIN_FACTOR "GpuMatsTwinFactor"
@@ -37,6 +42,8 @@ static PetscErrorCode TwinFactorDestroy(void *arg)
   PetscCall(MatDestroy(&t->twin));
   PetscCall(ISDestroy(&t->row));
   PetscCall(ISDestroy(&t->col));
+  PetscCall(VecDestroy(&t->stage_b));
+  PetscCall(VecDestroy(&t->stage_x));
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -160,6 +167,75 @@ static PetscErrorCode TwinSymbolic(Mat F, TwinFactor *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Host vectors (-vec_type standard, a program's own VECSEQ) in a solve by a package whose solves
+   take device vectors only: copied into device vectors of the factor and back, as the products
+   stage theirs */
+static PetscErrorCode TwinStageCopy(Vec from, Vec to)
+{
+  const PetscScalar *f;
+  PetscScalar       *t;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetArrayRead(from, &f));
+  PetscCall(VecGetArrayWrite(to, &t));
+  PetscCall(PetscArraycpy(t, f, n));
+  PetscCall(VecRestoreArrayWrite(to, &t));
+  PetscCall(VecRestoreArrayRead(from, &f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TwinSolveStaged(Mat F, Vec b, Vec x, PetscBool transpose)
+{
+  TwinFactor *t;
+  PetscBool   b_device, x_device;
+  Vec         wb = b, wx = x;
+
+  PetscFunctionBegin;
+  PetscCall(TwinFactorGet(F, &t));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &b_device, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &x_device, VECSEQCUDA, VECMPICUDA, ""));
+  if (!(b_device && x_device) && !t->stage_b) {
+    PetscCall(MatCreateVecs(t->twin, &t->stage_x, &t->stage_b));
+    PetscCall(PetscInfo(F, "%s solves with host vectors (%s, %s): staged through device vectors\n", MatFactorTypes[F->factortype], ((PetscObject)b)->type_name, ((PetscObject)x)->type_name));
+  }
+  if (!b_device) {
+    wb = t->stage_b;
+    PetscCall(TwinStageCopy(b, wb));
+  }
+  if (!x_device) wx = t->stage_x;
+  PetscCall((*(transpose ? t->solve_transpose : t->solve))(F, wb, wx));
+  if (!x_device) PetscCall(TwinStageCopy(wx, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_TwinStaged(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(TwinSolveStaged(F, b, x, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_TwinStaged(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(TwinSolveStaged(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the solves the numeric phase set, behind the staging (each numeric phase may set others) */
+static PetscErrorCode TwinStageSolves(Mat F, TwinFactor *t)
+{
+  PetscFunctionBegin;
+  if (!t->device_vectors_only) PetscFunctionReturn(PETSC_SUCCESS);
+  if (F->ops->solve != MatSolve_TwinStaged) t->solve = F->ops->solve;
+  if (F->ops->solvetranspose != MatSolveTranspose_TwinStaged) t->solve_transpose = F->ops->solvetranspose;
+  if (t->solve) F->ops->solve = MatSolve_TwinStaged;
+  if (t->solve_transpose) F->ops->solvetranspose = MatSolveTranspose_TwinStaged;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TwinNumeric(Mat F, Mat A, const MatFactorInfo *info)
 {
   TwinFactor *t;
@@ -178,6 +254,7 @@ static PetscErrorCode TwinNumeric(Mat F, Mat A, const MatFactorInfo *info)
     if (F->ops->lufactornumeric != MatLUFactorNumeric_Twin) t->numeric = F->ops->lufactornumeric;
     F->ops->lufactornumeric = MatLUFactorNumeric_Twin;
   }
+  PetscCall(TwinStageSolves(F, t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -232,6 +309,7 @@ PetscErrorCode GpuMatsTwinFactorCreate(Mat A, MatFactorType ftype, MatSolverType
   t->host_aij = host_aij;
   PetscCall((*host_aij)(A, &src));
   PetscCall(TwinFromHostAIJ(A, src, twintype, &t->twin));
+  PetscCall(PetscStrcmp(package, MATSOLVERCUSPARSE, &t->device_vectors_only));
   PetscCall(MatDestroy(&src));
   PetscCall(MatGetFactor(t->twin, package, ftype, F));
   t->lu_symbolic       = ftype == MAT_FACTOR_ILU ? (*F)->ops->ilufactorsymbolic : (*F)->ops->lufactorsymbolic;
