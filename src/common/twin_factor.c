@@ -30,9 +30,15 @@ typedef struct {
   PetscBool          device_vectors_only;            /* the package's solves take device vectors only (cusparse) */
   SolveFn            solve, solve_transpose;         /* the package's, when staged */
   Vec                stage_b, stage_x;               /* device vectors for host ones, made at the first such solve */
+  PetscBool          symmetric;                      /* Cholesky, ICC: the twin is the symmetric matrix of A's upper triangle */
+  PetscInt           n, *ia, *ja;                    /* A's pattern when the twin was made */
+  PetscInt          *ti, *tj, *from;                 /* the twin's, and where its entries are in A's */
+  PetscObjectState   state;                          /* of A when the twin was last refreshed */
 } TwinFactor;
 
 #define TWIN_FACTOR "GpuMatsTwinFactor"
+
+static PetscErrorCode TwinPatternFree(TwinFactor *);
 
 static PetscErrorCode TwinFactorDestroy(void *arg)
 {
@@ -42,6 +48,7 @@ static PetscErrorCode TwinFactorDestroy(void *arg)
   PetscCall(MatDestroy(&t->twin));
   PetscCall(ISDestroy(&t->row));
   PetscCall(ISDestroy(&t->col));
+  PetscCall(TwinPatternFree(t));
   PetscCall(VecDestroy(&t->stage_b));
   PetscCall(VecDestroy(&t->stage_x));
   PetscCall(PetscFree(t));
@@ -59,73 +66,137 @@ static PetscErrorCode TwinFactorGet(Mat F, TwinFactor **t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a new matrix of 'type' with the entries of the host AIJ src */
-static PetscErrorCode TwinFromHostAIJ(Mat A, Mat src, MatType type, Mat *twin)
+/* The twin's pattern and where each of its entries comes from in the host AIJ (ia, ja).  LU, ILU:
+   the pattern of A, entry for entry.  Cholesky, ICC: the symmetric matrix of A's upper triangle
+   (its strict part mirrored below the diagonal), since PETSc's factors read the upper triangle and
+   cusparse's ICC(0) the lower one: either then factors what PETSc's AIJ factors. */
+static PetscErrorCode TwinPattern(PetscInt n, const PetscInt *ia, const PetscInt *ja, PetscBool symmetric, PetscInt **ti, PetscInt **tj, PetscInt **from)
 {
-  const PetscInt    *ia, *ja;
-  const PetscScalar *v;
-  PetscInt           n;
-  PetscBool          done;
+  PetscInt *len, *next;
 
   PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the host AIJ of a %s matrix gave no rows", ((PetscObject)A)->type_name);
-  PetscCall(MatSeqAIJGetArrayRead(src, &v));
-  PetscCall(MatCreate(PETSC_COMM_SELF, twin));
-  PetscCall(MatSetSizes(*twin, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
-  PetscCall(MatSetBlockSizesFromMats(*twin, A, A));
-  PetscCall(MatSetType(*twin, type));
-  PetscCall(MatSeqAIJSetPreallocationCSR(*twin, ia, ja, v));
-  PetscCall(MatSeqAIJRestoreArrayRead(src, &v));
-  PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCall(MatPropagateSymmetryOptions(A, *twin));
+  PetscCall(PetscCalloc1(n + 1, ti));
+  if (!symmetric) {
+    PetscCall(PetscMalloc2(ia[n], tj, ia[n], from));
+    for (PetscInt i = 0; i <= n; i++) (*ti)[i] = ia[i];
+    for (PetscInt k = 0; k < ia[n]; k++) (*tj)[k] = ja[k], (*from)[k] = k;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc2(n, &len, n, &next));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
+      if (ja[k] >= i) {
+        len[i]++;
+        if (ja[k] > i) len[ja[k]]++; /* its mirror, in row ja[k] */
+      }
+  for (PetscInt i = 0; i < n; i++) (*ti)[i + 1] = (*ti)[i] + len[i];
+  PetscCall(PetscMalloc2((*ti)[n], tj, (*ti)[n], from));
+  /* rows in column order: the mirrored entries of row i (columns < i) come from rows < i, in order */
+  for (PetscInt i = 0; i < n; i++) next[i] = (*ti)[i];
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
+      if (ja[k] > i) {
+        (*tj)[next[ja[k]]]     = i;
+        (*from)[next[ja[k]]++] = k;
+      }
+  }
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
+      if (ja[k] >= i) {
+        (*tj)[next[i]]     = ja[k];
+        (*from)[next[i]++] = k;
+      }
+  PetscCall(PetscFree2(len, next));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A's entries into the twin: its values where the pattern is the twin's (*same), else a new twin */
-static PetscErrorCode TwinRefresh(TwinFactor *t, Mat A, PetscBool *same)
+static PetscErrorCode TwinPatternFree(TwinFactor *t)
 {
-  Mat             src;
-  const PetscInt *ia, *ja, *ta, *tj;
-  PetscInt        n, tn;
-  PetscBool       done, tdone;
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(t->ia, t->ja));
+  PetscCall(PetscFree(t->ti));
+  PetscCall(PetscFree2(t->tj, t->from));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the twin's values from the host AIJ's */
+static PetscErrorCode TwinCopyValues(TwinFactor *t, Mat src)
+{
+  const PetscScalar *v;
+  PetscScalar       *w;
 
   PetscFunctionBegin;
-  PetscCall((*t->host_aij)(A, &src));
+  PetscCall(MatSeqAIJGetArrayRead(src, &v));
+  PetscCall(MatSeqAIJGetArrayWrite(t->twin, &w)); /* cusparse's numeric phase uploads them */
+  for (PetscInt k = 0; k < t->ti[t->n]; k++) w[k] = v[t->from[k]];
+  PetscCall(MatSeqAIJRestoreArrayWrite(t->twin, &w));
+  PetscCall(MatSeqAIJRestoreArrayRead(src, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new twin of type 'type' (A's pattern kept, to tell a change) with the entries of the host AIJ src of A */
+static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src, MatType type)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        n;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&t->twin));
+  PetscCall(TwinPatternFree(t));
   PetscCall(MatGetRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCall(MatGetRowIJ(t->twin, 0, PETSC_FALSE, PETSC_FALSE, &tn, &ta, &tj, &tdone));
-  PetscCheck(done && tdone, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the rows of a %s matrix or of its twin could not be read", ((PetscObject)A)->type_name);
-  *same = (PetscBool)(n == tn && ia[n] == ta[tn]);
-  if (*same) {
-    PetscBool eq;
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the host AIJ of a %s matrix gave no rows", ((PetscObject)A)->type_name);
+  t->n = n;
+  PetscCall(PetscMalloc2(n + 1, &t->ia, ia[n], &t->ja));
+  PetscCall(PetscArraycpy(t->ia, ia, n + 1));
+  PetscCall(PetscArraycpy(t->ja, ja, ia[n]));
+  PetscCall(TwinPattern(n, ia, ja, t->symmetric, &t->ti, &t->tj, &t->from));
+  PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &t->twin));
+  PetscCall(MatSetSizes(t->twin, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetBlockSizesFromMats(t->twin, A, A));
+  PetscCall(MatSetType(t->twin, type));
+  PetscCall(MatSeqAIJSetPreallocationCSR(t->twin, t->ti, t->tj, NULL));
+  PetscCall(TwinCopyValues(t, src));
+  PetscCall(MatPropagateSymmetryOptions(A, t->twin));
+  if (t->symmetric) PetscCall(MatSetOption(t->twin, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    PetscCall(PetscArraycmp(ia, ta, n + 1, &eq));
-    if (eq) PetscCall(PetscArraycmp(ja, tj, ia[n], &eq));
-    *same = eq;
-  }
-  PetscCall(MatRestoreRowIJ(t->twin, 0, PETSC_FALSE, PETSC_FALSE, &tn, &ta, &tj, &tdone));
-  if (*same) {
-    const PetscScalar *v;
-    PetscScalar       *w;
+/* A's entries into the twin: its values where A's pattern is the one the twin was made from
+   (*same), else a new twin.  Nothing to do where A has not changed since (its state): a
+   factorization's symbolic and first numeric phase follow MatGetFactor at once, and diag's host
+   AIJ is a copy. */
+static PetscErrorCode TwinRefresh(TwinFactor *t, Mat A, PetscBool *same)
+{
+  Mat              src;
+  const PetscInt  *ia, *ja;
+  PetscInt         n;
+  PetscBool        done;
+  PetscObjectState state;
 
-    PetscCall(MatSeqAIJGetArrayRead(src, &v));
-    PetscCall(MatSeqAIJGetArrayWrite(t->twin, &w)); /* cusparse's numeric phase uploads them */
-    PetscCall(PetscArraycpy(w, v, ia[n]));
-    PetscCall(MatSeqAIJRestoreArrayWrite(t->twin, &w));
-    PetscCall(MatSeqAIJRestoreArrayRead(src, &v));
-    PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  } else {
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  *same = PETSC_TRUE;
+  if (state == t->state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall((*t->host_aij)(A, &src));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state)); /* the host AIJ's making may have counted */
+  PetscCall(MatGetRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the rows of a %s matrix could not be read", ((PetscObject)A)->type_name);
+  *same = (PetscBool)(n == t->n && ia[n] == t->ia[n]);
+  if (*same) PetscCall(PetscArraycmp(ia, t->ia, n + 1, same));
+  if (*same) PetscCall(PetscArraycmp(ja, t->ja, ia[n], same));
+  PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (*same) PetscCall(TwinCopyValues(t, src));
+  else {
     MatType type;
-    Mat     twin;
 
-    PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCall(MatGetType(t->twin, &type));
-    PetscCall(TwinFromHostAIJ(A, src, type, &twin));
-    PetscCall(MatDestroy(&t->twin));
-    t->twin = twin;
+    PetscCall(TwinBuild(t, A, src, type));
     PetscCall(PetscInfo(A, "%s: the twin of the factorization made again: the pattern changed\n", ((PetscObject)A)->type_name));
   }
   PetscCall(MatDestroy(&src));
+  t->state = state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -307,8 +378,10 @@ PetscErrorCode GpuMatsTwinFactorCreate(Mat A, MatFactorType ftype, MatSolverType
   PetscFunctionBegin;
   PetscCall(PetscNew(&t));
   t->host_aij = host_aij;
+  t->symmetric = (PetscBool)(ftype == MAT_FACTOR_CHOLESKY || ftype == MAT_FACTOR_ICC);
   PetscCall((*host_aij)(A, &src));
-  PetscCall(TwinFromHostAIJ(A, src, twintype, &t->twin));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &t->state));
+  PetscCall(TwinBuild(t, A, src, twintype));
   PetscCall(PetscStrcmp(package, MATSOLVERCUSPARSE, &t->device_vectors_only));
   PetscCall(MatDestroy(&src));
   PetscCall(MatGetFactor(t->twin, package, ftype, F));
