@@ -28,6 +28,7 @@ static PetscErrorCode DiagOrderingAIJ(Mat A, Mat *aij)
     PetscCall(MatDestroy(&d->ordering_aij));
     PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
     d->ordering_for = A->nonzerostate;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &d->ordering_values));
   }
   *aij = d->ordering_aij;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -72,12 +73,24 @@ PetscErrorCode MatDiagComposeOrderings_SeqDiag(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* diag's entries as a host AIJ: a copy */
+/* diag's entries as a host AIJ: a copy, kept as the orderings' one (a factorization asks both,
+   and the copy of a large matrix takes longer than its factorization by cusparse) */
 static PetscErrorCode DiagHostAIJ(Mat A, Mat *aij)
 {
+  Mat_SeqDiag     *d = (Mat_SeqDiag *)A->spptr;
+  PetscObjectState state;
+
   PetscFunctionBegin;
-  PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before factoring it");
-  PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, aij));
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before factoring it");
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!d->ordering_aij || d->ordering_for != A->nonzerostate || d->ordering_values != state) {
+    PetscCall(MatDestroy(&d->ordering_aij));
+    PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
+    d->ordering_for    = A->nonzerostate;
+    d->ordering_values = state;
+  }
+  PetscCall(PetscObjectReference((PetscObject)d->ordering_aij));
+  *aij = d->ordering_aij;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
