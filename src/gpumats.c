@@ -12,6 +12,8 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIDiag(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJDiag(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJDiag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatPCSRRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatCIHybridRegisterFactors(void);
 
 static PetscBool GpuMatsPackageInitialized = PETSC_FALSE;
 
@@ -61,7 +63,9 @@ PetscErrorCode GpuMatsInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJDIAG, MatCreate_SeqAIJDiag)); /* a factory: diag or pcsr (diag/aijdiag.c) */
   PetscCall(MatRegister(MATMPIAIJDIAG, MatCreate_MPIAIJDiag));
   PetscCall(MatRegisterRootName(MATAIJDIAG, MATSEQAIJDIAG, MATMPIAIJDIAG));
-  PetscCall(GpuMatsRegisterAIJFactors()); /* pcsr's and cihybrid's: common/aij_factors.c */
+  PetscCall(MatPCSRRegisterFactors());
+  PetscCall(MatCIHybridRegisterFactors());
+  PetscCall(GpuMatsRegisterAIJFactors()); /* a package named for pcsr and cihybrid: common/aij_factors.c */
   PetscCall(GpuMatsLogEventsRegister());
   PetscCall(PetscRegisterFinalize(GpuMatsFinalizePackage));
   PetscCall(PetscInfo(NULL, "gpumats %s registered %s, %s and %s (%s), built against PETSc %d.%d.%d\n", GPUMATS_VERSION, MATCIHYBRID, MATPCSR, MATDIAG, GPUMATS_HAVE_CUDA ? "with CUDA" : "host only", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));

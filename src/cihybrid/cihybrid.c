@@ -179,3 +179,26 @@ PetscErrorCode MatCreateSeqAIJCIHybrid(MPI_Comm comm, PetscInt m, PetscInt n, Pe
   PetscCall(GpuMatsCreateSeqAIJShadow(comm, MATSEQAIJCIHYBRID, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* factorizations: on the GPU through an aijcusparse twin where the products run there (common/twin_factor.c) */
+static PetscErrorCode CIHybridHostAIJ(Mat A, Mat *aij)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(A)); /* a matrix made on the device has no host AIJ yet */
+  PetscCall(GpuMatsShadowHostAIJ(A, aij));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_SeqAIJCIHybrid(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsTwinFactorWhereProducts(A, ftype, CIHybridHostAIJ, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsRegisterTwinFactors(MATSEQAIJCIHYBRID, MatGetFactor_SeqAIJCIHybrid));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -135,6 +135,18 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowInstallHostReaders(Mat, const char *seq
    makes the host AIJ current and marks it first (aij_factors.c) */
 PETSC_INTERN PetscErrorCode GpuMatsRegisterAIJFactors(void);
 
+/* Factorizations through an AIJ twin (twin_factor.c).  A format's GpuMatsHostAIJFn gives A's
+   entries as a host AIJ, a new reference: a copy, or A itself with its host arrays up to date
+   (GpuMatsShadowHostAIJ, for the shadow types).  TwinFactorCreate: the factor by 'package' of a
+   'twintype' twin of A.  WhereProducts: on the GPU (cusparse) where A's products run there, else
+   by "petsc" on A; a format's MatGetFactor for its sequential type, registered by
+   RegisterTwinFactors as the one MatGetFactor takes when nobody names a package (CUDA builds). */
+typedef PetscErrorCode (*GpuMatsHostAIJFn)(Mat A, Mat *aij);
+PETSC_INTERN PetscErrorCode GpuMatsTwinFactorCreate(Mat, MatFactorType, MatSolverType package, MatType twintype, GpuMatsHostAIJFn, Mat *);
+PETSC_INTERN PetscErrorCode GpuMatsTwinFactorWhereProducts(Mat, MatFactorType, GpuMatsHostAIJFn, Mat *);
+PETSC_INTERN PetscErrorCode GpuMatsShadowHostAIJ(Mat, Mat *);
+PETSC_INTERN PetscErrorCode GpuMatsRegisterTwinFactors(MatType seqtype, PetscErrorCode (*getfactor)(Mat, MatFactorType, Mat *));
+
 /* The composed Set and Get functions of one setting of a sequential shadow type, the
    implementations behind a public setter and getter (MatPCSRSetKernel_C, ...): the setting
    is 'field' of the 'settings' member (a SettingsType) of the format's context (a Context in

@@ -1,8 +1,10 @@
-/* MATSEQDIAG factorizations (LU, ILU, Cholesky, ICC) by PETSc's own AIJ code on an AIJ
-   copy of the matrix: the symbolic phase makes the copy, each numeric phase refreshes
-   its values, the solves are AIJ's.  This is what makes KSP's default preconditioner
-   (ILU on one process) and -pc_type lu work on a diag matrix; the factors are not the
-   point of the format, the products are.
+/* MATSEQDIAG factorizations (LU, ILU, Cholesky, ICC) through an AIJ twin of the matrix
+   (common/twin_factor.c): the twin has the entries diag keeps (those set, and the nonzeros),
+   each numeric phase copies the values into it.  With nobody naming a package, a matrix whose
+   products run on the GPU is factored and solved there by cusparse on an aijcusparse twin (the
+   default preconditioner, ILU on one process or on each block of block Jacobi, no longer sends
+   the vectors to the host at each solve); -pc_factor_mat_solver_type petsc, or a matrix on the
+   host, gets PETSc's own AIJ code on a MATSEQAIJ twin.
 
    The ordering of a factorization (MatGetOrdering: nd, rcm, qmd, 1wd, natural) is asked of
    the diag matrix itself.  PETSc's orderings read its graph by MatGetRowIJ, which AIJ gives
@@ -26,6 +28,7 @@ static PetscErrorCode DiagOrderingAIJ(Mat A, Mat *aij)
     PetscCall(MatDestroy(&d->ordering_aij));
     PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
     d->ordering_for = A->nonzerostate;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &d->ordering_values));
   }
   *aij = d->ordering_aij;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -70,148 +73,48 @@ PetscErrorCode MatDiagComposeOrderings_SeqDiag(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-typedef struct {
-  Mat aij; /* the copy the factorization reads */
-  PetscErrorCode (*lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
-  PetscErrorCode (*ilusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
-  PetscErrorCode (*choleskysymbolic)(Mat, Mat, IS, const MatFactorInfo *);
-  PetscErrorCode (*iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
-  PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
-  PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
-} DiagFactor;
-
-static PetscErrorCode DiagFactorDestroy(void *arg)
+/* diag's entries as a host AIJ: a copy, kept as the orderings' one (a factorization asks both,
+   and the copy of a large matrix takes longer than its factorization by cusparse) */
+static PetscErrorCode DiagHostAIJ(Mat A, Mat *aij)
 {
-  DiagFactor *f = (DiagFactor *)GpuMatsContainerCtx(arg);
+  Mat_SeqDiag     *d = (Mat_SeqDiag *)A->spptr;
+  PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&f->aij));
-  PetscCall(PetscFree(f));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode DiagFactorGet(Mat F, DiagFactor **f)
-{
-  PetscContainer c;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, "GpuMatsDiagFactor", (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag factorization without its context");
-  PetscCall(PetscContainerGetPointer(c, (void **)f));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the AIJ copy of A: made once, its values refreshed after */
-static PetscErrorCode DiagFactorCopy(DiagFactor *f, Mat A)
-{
-  Mat fresh;
-
-  PetscFunctionBegin;
-  PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &fresh));
-  if (f->aij && f->aij->rmap->n == fresh->rmap->n) {
-    PetscCall(MatCopy(fresh, f->aij, DIFFERENT_NONZERO_PATTERN));
-    PetscCall(MatDestroy(&fresh));
-  } else {
-    PetscCall(MatDestroy(&f->aij));
-    f->aij = fresh;
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before factoring it");
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!d->ordering_aij || d->ordering_for != A->nonzerostate || d->ordering_values != state) {
+    PetscCall(MatDestroy(&d->ordering_aij));
+    PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
+    d->ordering_for    = A->nonzerostate;
+    d->ordering_values = state;
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatLUFactorNumeric_SeqDiag(Mat F, Mat A, const MatFactorInfo *info)
-{
-  DiagFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(DiagFactorGet(F, &f));
-  PetscCall(DiagFactorCopy(f, A));
-  PetscCall((*f->lunumeric)(F, f->aij, info));
-  F->ops->lufactornumeric = MatLUFactorNumeric_SeqDiag; /* AIJ's numeric phase may choose another one for the next time */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCholeskyFactorNumeric_SeqDiag(Mat F, Mat A, const MatFactorInfo *info)
-{
-  DiagFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(DiagFactorGet(F, &f));
-  PetscCall(DiagFactorCopy(f, A));
-  PetscCall((*f->choleskynumeric)(F, f->aij, info));
-  F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_SeqDiag;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the symbolic phases: AIJ's on the copy, then the numeric phase goes through the copy too */
-static PetscErrorCode MatLUFactorSymbolic_SeqDiag(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  DiagFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(DiagFactorGet(F, &f));
-  PetscCall(DiagFactorCopy(f, A));
-  PetscCall((*(F->factortype == MAT_FACTOR_ILU ? f->ilusymbolic : f->lusymbolic))(F, f->aij, row, col, info));
-  f->lunumeric            = F->ops->lufactornumeric;
-  F->ops->lufactornumeric = MatLUFactorNumeric_SeqDiag;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCholeskyFactorSymbolic_SeqDiag(Mat F, Mat A, IS perm, const MatFactorInfo *info)
-{
-  DiagFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(DiagFactorGet(F, &f));
-  PetscCall(DiagFactorCopy(f, A));
-  PetscCall((*(F->factortype == MAT_FACTOR_ICC ? f->iccsymbolic : f->choleskysymbolic))(F, f->aij, perm, info));
-  f->choleskynumeric            = F->ops->choleskyfactornumeric;
-  F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_SeqDiag;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatFactorGetSolverType_SeqDiag(Mat F, MatSolverType *type)
-{
-  PetscFunctionBegin;
-  *type = MATSOLVERPETSC;
+  PetscCall(PetscObjectReference((PetscObject)d->ordering_aij));
+  *aij = d->ordering_aij;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatGetFactor_SeqDiag_PETSc(Mat A, MatFactorType ftype, Mat *F)
 {
-  Mat            pattern;
-  DiagFactor    *f;
-  PetscContainer c;
-
   PetscFunctionBegin;
-  PetscCheck(((Mat_SeqDiag *)A->spptr)->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag MatGetFactor: assemble the matrix first");
-  PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &pattern));
-  PetscCall(MatGetFactor(pattern, MATSOLVERPETSC, ftype, F));
-  PetscCall(MatDestroy(&pattern));
-  PetscCall(PetscNew(&f));
-  f->lusymbolic       = (*F)->ops->lufactorsymbolic;
-  f->ilusymbolic      = (*F)->ops->ilufactorsymbolic;
-  f->choleskysymbolic = (*F)->ops->choleskyfactorsymbolic;
-  f->iccsymbolic      = (*F)->ops->iccfactorsymbolic;
-  if (f->lusymbolic) (*F)->ops->lufactorsymbolic = MatLUFactorSymbolic_SeqDiag;
-  if (f->ilusymbolic) (*F)->ops->ilufactorsymbolic = MatLUFactorSymbolic_SeqDiag;
-  if (f->choleskysymbolic) (*F)->ops->choleskyfactorsymbolic = MatCholeskyFactorSymbolic_SeqDiag;
-  if (f->iccsymbolic) (*F)->ops->iccfactorsymbolic = MatCholeskyFactorSymbolic_SeqDiag;
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-  PetscCall(PetscContainerSetPointer(c, f));
-  PetscCall(GpuMatsContainerSetDestroy(c, DiagFactorDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*F, "GpuMatsDiagFactor", (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
-  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatFactorGetSolverType_C", MatFactorGetSolverType_SeqDiag));
-  PetscCall(PetscInfo(A, "DIAG %s factorization by PETSc's AIJ code on an AIJ copy\n", MatFactorTypes[ftype]));
+  PetscCall(GpuMatsTwinFactorCreate(A, ftype, MATSOLVERPETSC, MATSEQAIJ, DiagHostAIJ, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_SeqDiag(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsTwinFactorWhereProducts(A, ftype, DiagHostAIJ, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatDiagRegisterFactors(void)
 {
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQDIAG, MAT_FACTOR_LU, MatGetFactor_SeqDiag_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQDIAG, MAT_FACTOR_ILU, MatGetFactor_SeqDiag_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQDIAG, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqDiag_PETSc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQDIAG, MAT_FACTOR_ICC, MatGetFactor_SeqDiag_PETSc));
+  /* "petsc" for "seqdia", a prefix of the type name: MatGetFactor finds a named package's
+     factor by prefix, but takes the exact name first when nobody names one, and that is the
+     GPU's where the products run (GpuMatsRegisterTwinFactors) */
+  for (MatFactorType t = MAT_FACTOR_LU; t <= MAT_FACTOR_ICC; t = (MatFactorType)(t + 1)) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, "seqdia", t, MatGetFactor_SeqDiag_PETSc));
+  PetscCall(GpuMatsRegisterTwinFactors(MATSEQDIAG, MatGetFactor_SeqDiag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

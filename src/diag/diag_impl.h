@@ -68,6 +68,7 @@ typedef struct {
   PetscScalar  *row_vals;
   Mat           ordering_aij;   /* the AIJ copy of the pattern that orderings read (diag_factor.c), or NULL */
   PetscObjectState ordering_for; /* the nonzero state it was made for */
+  PetscObjectState ordering_values; /* and the state of the values it holds */
 #if GPUMATS_HAVE_CUDA
   DiagDevice    dev;
   DiagSORDevice sor;

@@ -145,3 +145,18 @@ PetscErrorCode MatCreateSeqAIJPCSR(MPI_Comm comm, PetscInt m, PetscInt n, PetscI
   PetscCall(GpuMatsCreateSeqAIJShadow(comm, MATSEQAIJPCSR, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* factorizations: on the GPU through an aijcusparse twin where the products run there (common/twin_factor.c) */
+static PetscErrorCode MatGetFactor_SeqAIJPCSR(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsTwinFactorWhereProducts(A, ftype, GpuMatsShadowHostAIJ, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatPCSRRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GpuMatsRegisterTwinFactors(MATSEQAIJPCSR, MatGetFactor_SeqAIJPCSR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
