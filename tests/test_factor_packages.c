@@ -47,6 +47,17 @@ static PetscErrorCode MakeMatrix(MPI_Comm comm, MatType type, PetscInt n, PetscI
   PetscFunctionReturn(0);
 }
 
+/* the same new values on the same pattern in A and Aa */
+static PetscErrorCode NewValues(Mat A, Mat Aa)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatScale(Aa, 2.0));
+  PetscCall(MatShift(A, 1.5));
+  PetscCall(MatShift(Aa, 1.5));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x = F^-1 b for A (the type under test) and Aa (MATAIJ), both factored by 'package', then again
    after new values (refactored) */
 static PetscErrorCode CheckPackage(TestCtx *t, MatType type, PetscInt n, MatSolverType package, PCType pctype)
@@ -73,12 +84,7 @@ static PetscErrorCode CheckPackage(TestCtx *t, MatType type, PetscInt n, MatSolv
     PetscCall(PCFactorSetMatSolverType(pc, package));
   }
   for (PetscInt s = 0; s < 2; s++) {
-    if (s) { /* new values on the same pattern: each package refactors */
-      PetscCall(MatScale(A, 2.0));
-      PetscCall(MatScale(Aa, 2.0));
-      PetscCall(MatShift(A, 1.5));
-      PetscCall(MatShift(Aa, 1.5));
-    }
+    if (s) PetscCall(NewValues(A, Aa)); /* new values on the same pattern: each package refactors */
     for (int k = 0; k < 2; k++) PetscCall(KSPSolve(ksp[k], b, x[k]));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s by %s, values %" PetscInt_FMT, pctype, package, s));
     PetscCall(CompareVecs(t, x[0], x[1], what, "KSPSolve (preonly)"));
@@ -121,12 +127,7 @@ static PetscErrorCode CheckDefaultFactor(TestCtx *t, MatType type, PetscInt n, P
     PetscCall(PCSetType(pc, pctype));
   }
   for (PetscInt s = 0; s < 2; s++) {
-    if (s) { /* new values on the same pattern: refactored */
-      PetscCall(MatScale(A, 2.0));
-      PetscCall(MatScale(Aa, 2.0));
-      PetscCall(MatShift(A, 1.5));
-      PetscCall(MatShift(Aa, 1.5));
-    }
+    if (s) PetscCall(NewValues(A, Aa)); /* new values on the same pattern: refactored */
     for (int k = 0; k < 2; k++) PetscCall(KSPSolve(ksp[k], b, x[k]));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s with no package named, values %" PetscInt_FMT, type, pctype, s));
     PetscCall(CompareVecs(t, x[0], x[1], what, "KSPSolve (preonly)"));

@@ -343,7 +343,8 @@ static PetscErrorCode MatCholeskyFactorNumeric_Twin(Mat F, Mat A, const MatFacto
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLUFactorSymbolic_Twin(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+/* the symbolic phase of either kind: the orderings and options kept for a new twin */
+static PetscErrorCode TwinSymbolicOf(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
   TwinFactor *t;
   PetscBool   same;
@@ -356,16 +357,17 @@ static PetscErrorCode MatLUFactorSymbolic_Twin(Mat F, Mat A, IS row, IS col, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatLUFactorSymbolic_Twin(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(TwinSymbolicOf(F, A, row, col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCholeskyFactorSymbolic_Twin(Mat F, Mat A, IS perm, const MatFactorInfo *info)
 {
-  TwinFactor *t;
-  PetscBool   same;
-
   PetscFunctionBegin;
-  PetscCall(TwinFactorGet(F, &t));
-  PetscCall(TwinRemember(t, perm, NULL, info));
-  PetscCall(TwinRefresh(t, A, &same));
-  PetscCall(TwinSymbolic(F, t));
+  PetscCall(TwinSymbolicOf(F, A, perm, NULL, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
