@@ -6,8 +6,9 @@
    The format says how to read A as a host AIJ (GpuMatsHostAIJFn: a copy, or A itself for an AIJ
    subclass whose host arrays it brings up to date).  MatGetFactor makes the twin and asks the
    package for the factor of it; the symbolic phase refreshes the twin and runs the package's
-   symbolic phase on it; each numeric phase copies A's current values into the twin (one copy of
-   the values: the pattern is kept) and runs the package's numeric phase on it.  A pattern that
+   symbolic phase on it; each numeric phase copies A's values into the twin where they changed
+   (A's state; one copy of the values: the pattern is kept) and runs the package's numeric phase
+   on it.  A pattern that
    changed without a new symbolic phase (diag keeps the entries set and the nonzeros: a stored
    zero that became nonzero) makes the twin again and runs the symbolic phase again, with the
    orderings and options it was first given.  cusparse's solves take device vectors only: host
@@ -32,7 +33,7 @@ typedef struct {
   Vec                stage_b, stage_x;               /* device vectors for host ones, made at the first such solve */
   PetscBool          symmetric;                      /* Cholesky, ICC: the twin is the symmetric matrix of A's upper triangle */
   PetscInt           n, *ia, *ja;                    /* A's pattern when the twin was made */
-  PetscInt          *ti, *tj, *from;                 /* the twin's, and where its entries are in A's */
+  PetscInt          *ti, *tj, *from;                 /* the twin's, and where its entries are in A's (-1 - k: conjugated) */
   PetscObjectState   state;                          /* of A when the twin was last refreshed */
 } TwinFactor;
 
@@ -69,7 +70,8 @@ static PetscErrorCode TwinFactorGet(Mat F, TwinFactor **t)
 /* The twin's pattern and where each of its entries comes from in the host AIJ (ia, ja).  LU, ILU:
    the pattern of A, entry for entry.  Cholesky, ICC: the symmetric matrix of A's upper triangle
    (its strict part mirrored below the diagonal), since PETSc's factors read the upper triangle and
-   cusparse's ICC(0) the lower one: either then factors what PETSc's AIJ factors. */
+   cusparse's ICC(0) the lower one: either then factors what PETSc's AIJ factors.  A mirrored
+   entry is conjugated (a Hermitian matrix's lower triangle) and marked by from = -1 - k. */
 static PetscErrorCode TwinPattern(PetscInt n, const PetscInt *ia, const PetscInt *ja, PetscBool symmetric, PetscInt **ti, PetscInt **tj, PetscInt **from)
 {
   PetscInt *len, *next;
@@ -97,7 +99,7 @@ static PetscErrorCode TwinPattern(PetscInt n, const PetscInt *ia, const PetscInt
     for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
       if (ja[k] > i) {
         (*tj)[next[ja[k]]]     = i;
-        (*from)[next[ja[k]]++] = k;
+        (*from)[next[ja[k]]++] = -1 - k;
       }
   }
   for (PetscInt i = 0; i < n; i++)
@@ -128,7 +130,7 @@ static PetscErrorCode TwinCopyValues(TwinFactor *t, Mat src)
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetArrayRead(src, &v));
   PetscCall(MatSeqAIJGetArrayWrite(t->twin, &w)); /* cusparse's numeric phase uploads them */
-  for (PetscInt k = 0; k < t->ti[t->n]; k++) w[k] = v[t->from[k]];
+  for (PetscInt k = 0; k < t->ti[t->n]; k++) w[k] = t->from[k] >= 0 ? v[t->from[k]] : PetscConj(v[-1 - t->from[k]]);
   PetscCall(MatSeqAIJRestoreArrayWrite(t->twin, &w));
   PetscCall(MatSeqAIJRestoreArrayRead(src, &v));
   PetscFunctionReturn(PETSC_SUCCESS);
