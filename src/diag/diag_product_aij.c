@@ -115,7 +115,8 @@ static PetscErrorCode DiagAIJFillFrom(Mat C, Mat inner, MatType type, PetscBool 
       }
       PetscCall(MatRestoreRow(inner, i, &nz, &cols, NULL));
     }
-    PetscCall(MatXAIJSetPreallocation(C, 1, dnz, onz, NULL, NULL));
+    PetscCall(MatXAIJSetPreallocation(C, 1, dnz, onz, NULL, NULL)); /* counts of scalar rows */
+    PetscCall(MatSetBlockSizesFromMats(C, inner, inner)); /* then inner's: GAMG reads a coarse operator's unknowns a node there */
     PetscCall(PetscFree2(dnz, onz));
   } else {
     PetscCall(MatSetOption(C, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
