@@ -33,7 +33,7 @@ typedef struct {
   Vec                stage_b, stage_x;               /* device vectors for host ones, made at the first such solve */
   PetscBool          symmetric;                      /* Cholesky, ICC: the twin is the symmetric matrix of A's upper triangle */
   PetscInt           n, *ia, *ja;                    /* A's pattern when the twin was made */
-  PetscInt          *ti, *tj, *from;                 /* the twin's, and where its entries are in A's (-1 - k: conjugated) */
+  PetscInt           nz, *from;                      /* the twin's entries, where each is in A's (-1 - k: conjugated; NULL: A's own) */
   PetscObjectState   state;                          /* of A when the twin was last refreshed */
 } TwinFactor;
 
@@ -67,23 +67,17 @@ static PetscErrorCode TwinFactorGet(Mat F, TwinFactor **t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The twin's pattern and where each of its entries comes from in the host AIJ (ia, ja).  LU, ILU:
-   the pattern of A, entry for entry.  Cholesky, ICC: the symmetric matrix of A's upper triangle
-   (its strict part mirrored below the diagonal), since PETSc's factors read the upper triangle and
-   cusparse's ICC(0) the lower one: either then factors what PETSc's AIJ factors.  A mirrored
-   entry is conjugated (a Hermitian matrix's lower triangle) and marked by from = -1 - k. */
-static PetscErrorCode TwinPattern(PetscInt n, const PetscInt *ia, const PetscInt *ja, PetscBool symmetric, PetscInt **ti, PetscInt **tj, PetscInt **from)
+/* The pattern of a Cholesky or ICC twin and where each of its entries comes from in the host AIJ
+   (ia, ja): the symmetric matrix of A's upper triangle (its strict part mirrored below the
+   diagonal), since PETSc's factors read the upper triangle and cusparse's ICC(0) the lower one:
+   either then factors what PETSc's AIJ factors.  A mirrored entry is conjugated (a Hermitian
+   matrix's lower triangle) and marked by from = -1 - k.  (An LU or ILU twin has A's pattern.) */
+static PetscErrorCode TwinSymmetricPattern(PetscInt n, const PetscInt *ia, const PetscInt *ja, PetscInt **ti, PetscInt **tj, PetscInt **from)
 {
   PetscInt *len, *next;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(n + 1, ti));
-  if (!symmetric) {
-    PetscCall(PetscMalloc2(ia[n], tj, ia[n], from));
-    for (PetscInt i = 0; i <= n; i++) (*ti)[i] = ia[i];
-    for (PetscInt k = 0; k < ia[n]; k++) (*tj)[k] = ja[k], (*from)[k] = k;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(PetscCalloc2(n, &len, n, &next));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
@@ -92,7 +86,8 @@ static PetscErrorCode TwinPattern(PetscInt n, const PetscInt *ia, const PetscInt
         if (ja[k] > i) len[ja[k]]++; /* its mirror, in row ja[k] */
       }
   for (PetscInt i = 0; i < n; i++) (*ti)[i + 1] = (*ti)[i] + len[i];
-  PetscCall(PetscMalloc2((*ti)[n], tj, (*ti)[n], from));
+  PetscCall(PetscMalloc1((*ti)[n], tj));
+  PetscCall(PetscMalloc1((*ti)[n], from));
   /* rows in column order: the mirrored entries of row i (columns < i) come from rows < i, in order */
   for (PetscInt i = 0; i < n; i++) next[i] = (*ti)[i];
   for (PetscInt i = 0; i < n; i++) {
@@ -116,8 +111,7 @@ static PetscErrorCode TwinPatternFree(TwinFactor *t)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree2(t->ia, t->ja));
-  PetscCall(PetscFree(t->ti));
-  PetscCall(PetscFree2(t->tj, t->from));
+  PetscCall(PetscFree(t->from));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -130,7 +124,9 @@ static PetscErrorCode TwinCopyValues(TwinFactor *t, Mat src)
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetArrayRead(src, &v));
   PetscCall(MatSeqAIJGetArrayWrite(t->twin, &w)); /* cusparse's numeric phase uploads them */
-  for (PetscInt k = 0; k < t->ti[t->n]; k++) w[k] = t->from[k] >= 0 ? v[t->from[k]] : PetscConj(v[-1 - t->from[k]]);
+  if (!t->from) PetscCall(PetscArraycpy(w, v, t->nz));
+  else
+    for (PetscInt k = 0; k < t->nz; k++) w[k] = t->from[k] >= 0 ? v[t->from[k]] : PetscConj(v[-1 - t->from[k]]);
   PetscCall(MatSeqAIJRestoreArrayWrite(t->twin, &w));
   PetscCall(MatSeqAIJRestoreArrayRead(src, &v));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -140,7 +136,7 @@ static PetscErrorCode TwinCopyValues(TwinFactor *t, Mat src)
 static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src, MatType type)
 {
   const PetscInt *ia, *ja;
-  PetscInt        n;
+  PetscInt        n, *ti = NULL, *tj = NULL;
   PetscBool       done;
 
   PetscFunctionBegin;
@@ -152,13 +148,19 @@ static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src, MatType type)
   PetscCall(PetscMalloc2(n + 1, &t->ia, ia[n], &t->ja));
   PetscCall(PetscArraycpy(t->ia, ia, n + 1));
   PetscCall(PetscArraycpy(t->ja, ja, ia[n]));
-  PetscCall(TwinPattern(n, ia, ja, t->symmetric, &t->ti, &t->tj, &t->from));
+  t->nz = ia[n];
+  if (t->symmetric) {
+    PetscCall(TwinSymmetricPattern(n, ia, ja, &ti, &tj, &t->from));
+    t->nz = ti[n];
+  }
   PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCall(MatCreate(PETSC_COMM_SELF, &t->twin));
   PetscCall(MatSetSizes(t->twin, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
   PetscCall(MatSetBlockSizesFromMats(t->twin, A, A));
   PetscCall(MatSetType(t->twin, type));
-  PetscCall(MatSeqAIJSetPreallocationCSR(t->twin, t->ti, t->tj, NULL));
+  PetscCall(MatSeqAIJSetPreallocationCSR(t->twin, ti ? ti : t->ia, tj ? tj : t->ja, NULL));
+  PetscCall(PetscFree(ti));
+  PetscCall(PetscFree(tj));
   PetscCall(TwinCopyValues(t, src));
   PetscCall(MatPropagateSymmetryOptions(A, t->twin));
   if (t->symmetric) PetscCall(MatSetOption(t->twin, MAT_SYMMETRIC, PETSC_TRUE));
@@ -391,7 +393,7 @@ PetscErrorCode GpuMatsTwinFactorCreate(Mat A, MatFactorType ftype, MatSolverType
   PetscCall(MatGetFactor(t->twin, package, ftype, F));
   t->lu_symbolic       = ftype == MAT_FACTOR_ILU ? (*F)->ops->ilufactorsymbolic : (*F)->ops->lufactorsymbolic;
   t->cholesky_symbolic = ftype == MAT_FACTOR_ICC ? (*F)->ops->iccfactorsymbolic : (*F)->ops->choleskyfactorsymbolic;
-  PetscCheck(ftype == MAT_FACTOR_CHOLESKY || ftype == MAT_FACTOR_ICC ? t->cholesky_symbolic != NULL : t->lu_symbolic != NULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpumats: %s gives no %s symbolic phase for %s", package, MatFactorTypes[ftype], twintype);
+  PetscCheck(t->symmetric ? t->cholesky_symbolic != NULL : t->lu_symbolic != NULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpumats: %s gives no %s symbolic phase for %s", package, MatFactorTypes[ftype], twintype);
   switch (ftype) {
   case MAT_FACTOR_LU:
     (*F)->ops->lufactorsymbolic = MatLUFactorSymbolic_Twin;

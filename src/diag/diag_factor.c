@@ -17,20 +17,30 @@
    orderings are AIJ's own, row for row. */
 #include "diag/diag_impl.h"
 
-/* the AIJ copy of A's pattern that orderings read, made again when the pattern changed */
-static PetscErrorCode DiagOrderingAIJ(Mat A, Mat *aij)
+/* The AIJ copy of A kept for its orderings and factorizations: made again when the pattern
+   changed, and when the values did too where they are asked for (a factorization's twin) */
+static PetscErrorCode DiagCachedAIJ(Mat A, PetscBool values, Mat *aij)
 {
-  Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
+  Mat_SeqDiag     *d = (Mat_SeqDiag *)A->spptr;
+  PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before asking its rows or an ordering");
-  if (!d->ordering_aij || d->ordering_for != A->nonzerostate) {
+  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before asking its rows, an ordering or a factorization");
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!d->ordering_aij || d->ordering_for != A->nonzerostate || (values && d->ordering_values != state)) {
     PetscCall(MatDestroy(&d->ordering_aij));
     PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
-    d->ordering_for = A->nonzerostate;
-    PetscCall(PetscObjectStateGet((PetscObject)A, &d->ordering_values));
+    d->ordering_for    = A->nonzerostate;
+    d->ordering_values = state;
   }
   *aij = d->ordering_aij;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DiagOrderingAIJ(Mat A, Mat *aij)
+{
+  PetscFunctionBegin;
+  PetscCall(DiagCachedAIJ(A, PETSC_FALSE, aij));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -73,24 +83,13 @@ PetscErrorCode MatDiagComposeOrderings_SeqDiag(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* diag's entries as a host AIJ: a copy, kept as the orderings' one (a factorization asks both,
-   and the copy of a large matrix takes longer than its factorization by cusparse) */
+/* diag's entries as a host AIJ, a new reference: the kept copy (a factorization asks the
+   ordering and the twin of the same values) */
 static PetscErrorCode DiagHostAIJ(Mat A, Mat *aij)
 {
-  Mat_SeqDiag     *d = (Mat_SeqDiag *)A->spptr;
-  PetscObjectState state;
-
   PetscFunctionBegin;
-  PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before factoring it");
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (!d->ordering_aij || d->ordering_for != A->nonzerostate || d->ordering_values != state) {
-    PetscCall(MatDestroy(&d->ordering_aij));
-    PetscCall(MatDiagToAIJ_SeqDiag(A, MATSEQAIJ, &d->ordering_aij));
-    d->ordering_for    = A->nonzerostate;
-    d->ordering_values = state;
-  }
-  PetscCall(PetscObjectReference((PetscObject)d->ordering_aij));
-  *aij = d->ordering_aij;
+  PetscCall(DiagCachedAIJ(A, PETSC_TRUE, aij));
+  PetscCall(PetscObjectReference((PetscObject)*aij));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -66,7 +66,7 @@ typedef struct {
   DiagValuesAt  values_at;
   PetscInt     *row_cols; /* MatGetRow's scratch: ndiag columns and values */
   PetscScalar  *row_vals;
-  Mat           ordering_aij;   /* the AIJ copy of the pattern that orderings read (diag_factor.c), or NULL */
+  Mat           ordering_aij;   /* the AIJ copy that orderings and factorizations read (diag_factor.c), or NULL */
   PetscObjectState ordering_for; /* the nonzero state it was made for */
   PetscObjectState ordering_values; /* and the state of the values it holds */
 #if GPUMATS_HAVE_CUDA
