@@ -135,6 +135,9 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowInstallHostReaders(Mat, const char *seq
    makes the host AIJ current and marks it first (aij_factors.c) */
 PETSC_INTERN PetscErrorCode GpuMatsRegisterAIJFactors(void);
 
+/* A MATSEQAIJ on CSR arrays from PetscMalloc that it frees (aij_adopt.c): no insertion row by row */
+PETSC_INTERN PetscErrorCode GpuMatsSeqAIJAdoptCSR(MPI_Comm, PetscInt m, PetscInt n, PetscInt *i, PetscInt *j, PetscScalar *a, Mat *);
+
 /* Factorizations through an AIJ twin (twin_factor.c).  A format's GpuMatsHostAIJFn gives A's
    entries as a host AIJ, a new reference: a copy, or A itself with its host arrays up to date
    (GpuMatsShadowHostAIJ, for the shadow types).  TwinFactorCreate: the factor by 'package' of a

@@ -22,6 +22,7 @@ typedef PetscErrorCode (*SolveFn)(Mat, Vec, Vec);
 
 typedef struct {
   GpuMatsHostAIJFn   host_aij;
+  MatType            twintype; /* MATSEQAIJ, or MATSEQAIJCUSPARSE for cusparse */
   Mat                twin;
   IS                 row, col; /* the orderings of the symbolic phase (col: NULL for Cholesky, ICC) */
   MatFactorInfo      info;     /* and its options */
@@ -132,11 +133,12 @@ static PetscErrorCode TwinCopyValues(TwinFactor *t, Mat src)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a new twin of type 'type' (A's pattern kept, to tell a change) with the entries of the host AIJ src of A */
-static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src, MatType type)
+/* a new twin (A's pattern kept, to tell a change) with the entries of the host AIJ src of A */
+static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src)
 {
   const PetscInt *ia, *ja;
   PetscInt        n, *ti = NULL, *tj = NULL;
+  PetscScalar    *tv;
   PetscBool       done;
 
   PetscFunctionBegin;
@@ -154,13 +156,16 @@ static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src, MatType type)
     t->nz = ti[n];
   }
   PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCall(MatCreate(PETSC_COMM_SELF, &t->twin));
-  PetscCall(MatSetSizes(t->twin, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  if (!ti) { /* the twin's own copy of A's pattern: t->ia, t->ja are kept to tell a change */
+    PetscCall(PetscMalloc1(t->n + 1, &ti));
+    PetscCall(PetscMalloc1(t->nz, &tj));
+    PetscCall(PetscArraycpy(ti, t->ia, t->n + 1));
+    PetscCall(PetscArraycpy(tj, t->ja, t->nz));
+  }
+  PetscCall(PetscMalloc1(t->nz, &tv));
+  PetscCall(GpuMatsSeqAIJAdoptCSR(PETSC_COMM_SELF, A->rmap->n, A->cmap->n, ti, tj, tv, &t->twin));
   PetscCall(MatSetBlockSizesFromMats(t->twin, A, A));
-  PetscCall(MatSetType(t->twin, type));
-  PetscCall(MatSeqAIJSetPreallocationCSR(t->twin, ti ? ti : t->ia, tj ? tj : t->ja, NULL));
-  PetscCall(PetscFree(ti));
-  PetscCall(PetscFree(tj));
+  PetscCall(MatConvert(t->twin, t->twintype, MAT_INPLACE_MATRIX, &t->twin));
   PetscCall(TwinCopyValues(t, src));
   PetscCall(MatPropagateSymmetryOptions(A, t->twin));
   if (t->symmetric) PetscCall(MatSetOption(t->twin, MAT_SYMMETRIC, PETSC_TRUE));
@@ -193,10 +198,7 @@ static PetscErrorCode TwinRefresh(TwinFactor *t, Mat A, PetscBool *same)
   PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   if (*same) PetscCall(TwinCopyValues(t, src));
   else {
-    MatType type;
-
-    PetscCall(MatGetType(t->twin, &type));
-    PetscCall(TwinBuild(t, A, src, type));
+    PetscCall(TwinBuild(t, A, src));
     PetscCall(PetscInfo(A, "%s: the twin of the factorization made again: the pattern changed\n", ((PetscObject)A)->type_name));
   }
   PetscCall(MatDestroy(&src));
@@ -387,7 +389,8 @@ PetscErrorCode GpuMatsTwinFactorCreate(Mat A, MatFactorType ftype, MatSolverType
   t->symmetric = (PetscBool)(ftype == MAT_FACTOR_CHOLESKY || ftype == MAT_FACTOR_ICC);
   PetscCall((*host_aij)(A, &src));
   PetscCall(PetscObjectStateGet((PetscObject)A, &t->state));
-  PetscCall(TwinBuild(t, A, src, twintype));
+  t->twintype = twintype;
+  PetscCall(TwinBuild(t, A, src));
   PetscCall(PetscStrcmp(package, MATSOLVERCUSPARSE, &t->device_vectors_only));
   PetscCall(MatDestroy(&src));
   PetscCall(MatGetFactor(t->twin, package, ftype, F));

@@ -217,7 +217,9 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
       if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) ai[i + 1]++;
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] += ai[i];
-  PetscCall(PetscMalloc3(PetscMax(ai[A->rmap->n], 1), &aj, PetscMax(ai[A->rmap->n], 1), &aa, A->rmap->n + 1, &fill));
+  PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aj));
+  PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aa));
+  PetscCall(PetscMalloc1(A->rmap->n + 1, &fill));
   PetscCall(PetscArraycpy(fill, ai, A->rmap->n + 1));
   for (PetscInt t = 0; t < f->ndiag; t++)
     for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
@@ -226,12 +228,9 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
       if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
     }
   for (PetscInt i = 0; i < A->rmap->n; i++) PetscCall(PetscSortIntWithScalarArray(ai[i + 1] - ai[i], aj + ai[i], aa + ai[i]));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), M));
-  PetscCall(MatSetSizes(*M, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
-  PetscCall(MatSetType(*M, type));
-  PetscCall(MatSeqAIJSetPreallocationCSR(*M, ai, aj, aa));
-  PetscCall(PetscFree3(aj, aa, fill));
-  PetscCall(PetscFree(ai));
+  PetscCall(PetscFree(fill));
+  PetscCall(GpuMatsSeqAIJAdoptCSR(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, ai, aj, aa, M));
+  PetscCall(MatConvert(*M, type, MAT_INPLACE_MATRIX, M));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
