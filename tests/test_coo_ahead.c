@@ -94,7 +94,8 @@ static PetscErrorCode ProblemDestroy(Problem *p)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CreatePair(const Problem *p, const char *type, Mat *A, Mat *B)
+/* A of 'type', B the reference of 'reftype' (MATAIJ, or MATAIJCUSPARSE), same COO pattern */
+static PetscErrorCode CreatePair(const Problem *p, const char *type, MatType reftype, Mat *A, Mat *B)
 {
   PetscFunctionBeginUser;
   PetscCall(MatCreate(p->comm, A));
@@ -104,7 +105,7 @@ static PetscErrorCode CreatePair(const Problem *p, const char *type, Mat *A, Mat
   PetscCall(MatSetPreallocationCOO(*A, p->ncoo, p->ci, p->cj));
   PetscCall(MatCreate(p->comm, B));
   PetscCall(MatSetSizes(*B, p->nlocal, p->nlocal, p->N, p->N));
-  PetscCall(MatSetType(*B, MATAIJ));
+  PetscCall(MatSetType(*B, reftype));
   PetscCall(MatSetPreallocationCOO(*B, p->ncoo, p->ci, p->cj));
   PetscFunctionReturn(0);
 }
@@ -190,7 +191,7 @@ static PetscErrorCode CheckOps(TestCtx *t, const Problem *p, const char *type)
     PetscCallMPI(MPI_Comm_size(p->comm, &size));
     seq = (PetscBool)(size == 1 && strcmp(type, "diag")); /* an AIJ-hosted type on one process */
   }
-  PetscCall(CreatePair(p, type, &A, &B));
+  PetscCall(CreatePair(p, type, MATAIJ, &A, &B));
   PetscCall(SetStep(p, 0, INSERT_VALUES, A, B));
   PetscCall(Compare(t, A, B, "step 0"));
 
@@ -296,7 +297,7 @@ static PetscErrorCode CheckSparseProducts(TestCtx *t, const Problem *p, const ch
   char what[96];
 
   PetscFunctionBeginUser;
-  PetscCall(CreatePair(p, type, &A, &B));
+  PetscCall(CreatePair(p, type, MATAIJ, &A, &B));
   PetscCall(SetStep(p, 0, INSERT_VALUES, A, B));
   PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C1));
   PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C2));
@@ -323,7 +324,9 @@ static PetscErrorCode CheckSparseProducts(TestCtx *t, const Problem *p, const ch
 
 /* x = F^-1 b by KSPPREONLY with 'pc' (LU or ILU) for both matrices, refactored after each new
    set of values; the package chosen by PETSc (solver NULL) or named (PETSc then finds AIJ's
-   factorization by the prefix of the type's name) */
+   factorization by the prefix of the type's name).  With no package named, a matrix whose
+   products run on the GPU is factored by cusparse, as aijcusparse is: compared with aijcusparse
+   then (cusparse's ILU(0) rounds otherwise than PETSc's, and this matrix's ILU amplifies it). */
 static PetscErrorCode CheckFactorization(TestCtx *t, const Problem *p, const char *type, PCType pctype, MatSolverType solver)
 {
   Mat  A, B;
@@ -332,7 +335,7 @@ static PetscErrorCode CheckFactorization(TestCtx *t, const Problem *p, const cha
   char what[96];
 
   PetscFunctionBeginUser;
-  PetscCall(CreatePair(p, type, &A, &B));
+  PetscCall(CreatePair(p, type, solver ? MATAIJ : MATAIJCUSPARSE, &A, &B));
   PetscCall(MatCreateVecs(B, &xb, &b));
   PetscCall(VecDuplicate(xb, &xa));
   PetscCall(VecSetRandom(b, t->vrnd));
