@@ -81,6 +81,8 @@ static PetscErrorCode PCSRComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_pcsr_C", set ? MatConvert_SeqAIJ_SeqAIJPCSR : NULL));
   PetscCall(MatPCSRComposeSettings_SeqAIJPCSR(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_SeqAIJPCSR : NULL));
+  /* before a factorization reads the host AIJ (common/aij_factors.c): marked, never ahead again */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, set ? GpuMatsShadowMarkHostReaders : NULL));
   PetscCall(MatPCSRComposeCOO_SeqAIJPCSR(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
