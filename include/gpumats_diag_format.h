@@ -5,8 +5,9 @@
    device copy and its launchers are defined only in a libgpumats built with CUDA: device
    pointers are device memory, and every launcher queues its work on GpuMatsCUDAGetStream()
    (<gpumats_cuda_context.h>) and returns without waiting, except where it says so.  The
-   library's private headers (src/diag/diag_format.h, diag_product_plan.h,
-   cuda/diag/diag_cuda.h) include this one and declare nothing of it again.
+   library's private headers (src/diag/diag_format.h, cuda/diag/diag_cuda.h) include this one
+   and declare nothing of it again; the library's CUDA layer (cuda/diag/) takes from the
+   format's host side only what is here.
 
    The DIAG storage schemes of Haque, Parvez and Hossain (Algorithms 2024, 17(1):31):
 
@@ -68,6 +69,15 @@ typedef struct {
   unsigned char *part; /* CDM: ndiag, DIAG_PART_UPPER | DIAG_PART_LOWER; HM: NULL */
 } DiagFormat;
 
+/* The device copy indexes rows, columns and offsets with int32 and computes i + d and
+   grid sizes in int: rows + columns of a matrix (of each operand and of C in a product)
+   must stay within DIAG_MAX_DEVICE_ROWS_PLUS_COLS, 2^31 - 1 less a margin for the last
+   thread block (a square matrix: n <= 1073741311 per process).  The value starts are
+   64-bit: the stored values (diagonals x length) have no 32-bit limit. */
+#define DIAG_MAX_DEVICE_ROWS_PLUS_COLS ((PetscInt64)2147483647 - 1024)
+/* Do an m x n matrix's sizes fit the device copy (see DIAG_MAX_DEVICE_ROWS_PLUS_COLS)? */
+PETSC_EXTERN PetscBool DiagFitsDeviceIndices(PetscInt m, PetscInt n);
+
 /* The format of the CSR matrix ai, aj, aa (m x n, ai[0] may be nonzero, entries of a
    row in any order).  max_fill > 0 refuses (DIAG_ERR_TOO_SPREAD, *stored set) a matrix
    whose stored values would exceed max_fill times its nonzeros (fmt then has no arrays,
@@ -77,12 +87,30 @@ PETSC_EXTERN DiagStatus DiagFromCSR(DiagScheme scheme, PetscInt m, PetscInt n, c
 PETSC_EXTERN void       DiagFormatFree(DiagFormat *fmt);
 /* A deep copy (dst is overwritten, not freed). */
 PETSC_EXTERN DiagStatus DiagFormatCopy(const DiagFormat *src, DiagFormat *dst);
+/* Index of the stored diagonal of offset d (HM) or compact diagonal k (CDM), or -1. */
+PETSC_EXTERN PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
 /* y = A^T x (+ y0) on the host; y0 may be NULL or equal y. */
 PETSC_EXTERN void DiagMultTransposeHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
-/* The plan of a product C = A B whatever the operands' schemes (src/diag/diag_product_plan.h
-   describes it): the pairs of "entry diagonals" of A and B that meet on each diagonal of C,
-   found by counting (the symbolic phase), and what the numeric phase costs. */
+/* The plan of a product C = A B whatever the operands' schemes (HM, CDM, mixed): the pairs of
+   "entry diagonals" of A and B that meet on each diagonal of C, found by counting (the symbolic
+   phase), and what the numeric phase costs.  The device kernels (cuda/diag/) compute each
+   pair's segment with the same inline function as the host (DiagPairSegment), so the host
+   numeric phase is their twin.
+
+   Both operands are seen as lists of "entry diagonals": an HM diagonal of offset d, or
+   each present part of a CDM compact diagonal (the upper part is the diagonal d = k, the
+   lower d = k - n).  Entry diagonal e of an m x n operand holds a(i, i + d) for the rows
+   max(0, -d) <= i < min(m, n - d) at value index base_e + i (HM: base = start - first
+   row; CDM: base = start).  A pair (a, b) of entry diagonals of A and B lands on C's
+   diagonal dc = da + db and contributes, over a contiguous range of rows i,
+     c(i, i + dc) += a(i, i + da) b(i + da, i + dc):
+   one contiguous, unit-stride multiply-add of a slice of A's values and a slice of B's.
+
+   Symbolic work: O(nea log neb + pairs) for the pairs (B's entry diagonals sorted by offset,
+   those meeting each of A's a run of them; two passes: count, then place, grouped by C's
+   diagonal) + O(range of the sums) for C's offsets, never O(n x pairs); C's values
+   are not allocated by the plan (the caller allocates them where the numeric phase runs). */
 typedef struct {
   PetscInt   nrows, inner, ncols; /* C is nrows x ncols, A nrows x inner, B inner x ncols */
   DiagScheme scheme_c;
@@ -101,6 +129,29 @@ typedef struct {
   PetscInt64 *c_sum;              /* 2 ndiag_c: the sums of C's diagonal c less sum_lo, ascending, -1 for none (a CDM diagonal
                                      holds two, its lower part k - n and its upper part k) */
 } DiagProductPlan;
+
+/* __host__ __device__ for the CUDA compiler: the inline functions the host and the device share */
+#if defined(__CUDACC__)
+  #define DIAG_HD __host__ __device__
+#else
+  #define DIAG_HD
+#endif
+
+/* The rows [*i0, *i1) where the pair (da of an nrows x inner A, db of an inner x ncols B)
+   meets, and the slot shift of C's diagonal dc = da + db (slot = i - shift; 0 for CDM C). */
+DIAG_HD static inline void DiagPairSegment(PetscInt nrows, PetscInt inner, PetscInt ncols, int c_is_hm, PetscInt da, PetscInt db, PetscInt *i0, PetscInt *i1, PetscInt *cshift)
+{
+  const PetscInt dc = da + db;
+  PetscInt       lo = da < 0 ? -da : 0, hi = nrows;
+
+  if ((db < 0 ? -db : 0) - da > lo) lo = (db < 0 ? -db : 0) - da; /* B's row i + da on B's diagonal */
+  if (-dc > lo) lo = -dc;                                         /* C's row on C's diagonal */
+  if (inner - da < hi) hi = inner - da;                           /* A's column, B's row */
+  if (ncols - dc < hi) hi = ncols - dc;                           /* C's column */
+  *i0     = lo;
+  *i1     = hi > lo ? hi : lo;
+  *cshift = c_is_hm && dc < 0 ? -dc : 0;
+}
 
 /* The plan of C = A B and C's format without values (C->val NULL, start[], offsets and
    CDM parts set).  C is CDM when A and B both are, else HM.  A->ncols must equal B->nrows. */

@@ -25,6 +25,7 @@
 extern "C" {
 #include "cuda/common/gpumats_cuda.h"
 #include "cuda/diag/diag_cuda.h"
+#include "diag/diag_format.h" /* the host kernels */
 }
 
 static const char help[] = "DIAG device kernels against the host kernels\n";

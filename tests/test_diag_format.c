@@ -7,7 +7,6 @@
 #include <string.h>
 #include <math.h>
 #include "diag/diag_format.h"
-#include "diag/diag_product_plan.h"
 
 static int failures = 0;
 

@@ -12,7 +12,6 @@ so that an accidental huge allocation fails at once instead of swapping.\n\
 #include "testexit.h"
 #include "pcsr/pcsr_format.h"
 #include "diag/diag_format.h"
-#include "diag/diag_product_plan.h"
 #include <gpumats_cihybrid_format.h>
 
 #define INT32_LIMIT ((PetscInt64)2147483647)

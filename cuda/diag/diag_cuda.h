@@ -4,8 +4,7 @@
    format's exported kernel interface, <gpumats_diag_format.h>; here only what the library's
    glue calls beside them. */
 #pragma once
-#include "../../src/diag/diag_format.h"
-#include "../../src/diag/diag_product_plan.h"
+#include <gpumats_diag_format.h>
 #include <stdint.h>
 
 #if defined(__cplusplus)

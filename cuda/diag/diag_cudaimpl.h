@@ -54,6 +54,40 @@ struct _n_DiagDeviceProduct {
   int       *b_index;           /* CDM: n, B's stored diagonal of compact offset k at k, or -1 */
 };
 
+/* The first index of the ascending v[0, n) whose value is x or more (n when none): the
+   windows of the device plan and the chunks of the blocks schedule.  x is long long so
+   that a sum or difference of two offsets does not overflow. */
+DIAG_HD static inline int DiagLowerBound(const int *v, int n, long long x)
+{
+  int lo = 0, hi = n;
+
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+
+    if (v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The spans of offsets [*a_lo, *a_hi] of A's entry diagonals and [*b_lo, *b_hi] of B's (nea, neb > 0),
+   and whether each operand's entry diagonals fill at least half of its span (banded operands:
+   the sweep and blocks kernels) */
+static inline void DiagPlanSpans(const DiagProductPlan *p, PetscInt *a_lo, PetscInt *a_hi, PetscInt *b_lo, PetscInt *b_hi)
+{
+  *a_lo = p->ea_d[p->a_order[0]], *a_hi = p->ea_d[p->a_order[p->nea - 1]];
+  *b_lo = p->eb_d[p->b_order[0]], *b_hi = p->eb_d[p->b_order[p->neb - 1]];
+}
+
+static inline int DiagPlanBanded(const DiagProductPlan *p)
+{
+  PetscInt a_lo, a_hi, b_lo, b_hi;
+
+  if (!p->nea || !p->neb) return 0;
+  DiagPlanSpans(p, &a_lo, &a_hi, &b_lo, &b_hi);
+  return 2 * (PetscInt64)p->nea >= (PetscInt64)a_hi - a_lo + 1 && 2 * (PetscInt64)p->neb >= (PetscInt64)b_hi - b_lo + 1;
+}
+
 /* does DiagDeviceProductNumeric take the blocks kernel for these operands (banded, DIAG_BLOCKS_MIN_DIAGONALS)? */
 PetscBool DiagBlocksPreferred(const DiagProductPlan *plan);
 

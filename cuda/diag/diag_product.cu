@@ -17,7 +17,6 @@
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
-#include "../../src/diag/diag_product_plan.h"
 }
 
 #define DIAG_PRODUCT_THREADS 256

@@ -38,7 +38,6 @@
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
-#include "../../src/diag/diag_product_plan.h"
 }
 
 #define DIAG_BLOCKS_THREADS 512                                   /* 16 warps */

@@ -1,7 +1,7 @@
 /* DIAG product C = A B on the device, any schemes: the pairs kernel.
 
    Each diagonal c of C is a sum over its pairs (a, b) of entry diagonals of A and B (the
-   plan, diag_product_plan.h) of elementwise products of a slice of A's diagonal a and a
+   plan, <gpumats_diag_format.h>) of elementwise products of a slice of A's diagonal a and a
    slice of B's diagonal b, shifted by A's offset:
      c[p] = sum over pairs of  A.val[ea_base[a] + i] * B.val[eb_base[b] + i + da],  i = p + shift,
    each pair over its own contiguous range of rows (DiagPairSegment, the function the host
@@ -23,7 +23,6 @@
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
-#include "../../src/diag/diag_product_plan.h"
 }
 
 #define DIAG_PAIRS_THREADS 256

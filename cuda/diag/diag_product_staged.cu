@@ -39,7 +39,6 @@
 extern "C" {
 #include "../common/gpumats_cuda.h"
 #include "diag_cudaimpl.h"
-#include "../../src/diag/diag_product_plan.h"
 }
 
 #define DIAG_STAGED_ROWS    32   /* rows a block, a lane a row */

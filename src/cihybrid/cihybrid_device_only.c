@@ -98,6 +98,14 @@ PetscErrorCode MatCIHybridMakeHostCopy(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CIHybridFactorPrepare(Mat A, const char *why)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCIHybridMakeHostCopy(A)); /* a matrix made on the device has no host AIJ yet */
+  PetscCall(GpuMatsShadowMarkHostReaders(A, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCIHybridIsDeviceOnly_SeqAIJCIHybrid(Mat A, PetscBool *flg)
 {
   PetscFunctionBegin;
@@ -316,5 +324,6 @@ PetscErrorCode MatCIHybridComposeDeviceOnly(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", set ? MatCIHybridAssembleOnDevice_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridMakeHostCopy_C", set ? MatCIHybridMakeHostCopy_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridIsDeviceOnly_C", set ? MatCIHybridIsDeviceOnly_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, set ? CIHybridFactorPrepare : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -101,6 +101,11 @@ PETSC_INTERN PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat, cons
 PETSC_INTERN PetscErrorCode CIHybridDeviceAssemblyCheck(Mat A, GpuMatsBackend, MatCIHybridSplit, const MatCIHybridDeviceRows *);
 /* the host AIJ copy of a device-only matrix, made for the reason 'why' (said by -info); a no-op otherwise */
 PETSC_INTERN PetscErrorCode CIHybridMakeHostCopy(Mat, const char *why);
+/* before a factorization reads the host AIJ (GPUMATS_FACTOR_PREPARE, sequential and MPI): the host
+   copy of a matrix made on the device, then the matrix marked as read on the host, never ahead */
+PETSC_INTERN PetscErrorCode CIHybridFactorPrepare(Mat, const char *why);
+/* MatCIHybridAssembleOnDevice_C, MatCIHybridMakeHostCopy_C, MatCIHybridIsDeviceOnly_C and
+   GPUMATS_FACTOR_PREPARE on a sequential matrix */
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnly(Mat, PetscBool);
 /* the same for an MPI matrix, each process its own rows (mpicihybrid_device_only.c) */
 PETSC_INTERN PetscErrorCode MatCIHybridComposeDeviceOnlyMPI(Mat, PetscBool);

@@ -365,5 +365,6 @@ PetscErrorCode MatCIHybridComposeDeviceOnlyMPI(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridAssembleOnDevice_C", set ? MatCIHybridAssembleOnDevice_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridMakeHostCopy_C", set ? MatCIHybridMakeHostCopy_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridIsDeviceOnly_C", set ? MatCIHybridIsDeviceOnly_MPIAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, set ? CIHybridFactorPrepare : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,16 +1,17 @@
-/* The factorizations of pcsr and cihybrid matrices, sequential and MPI: AIJ's, by any package
-   PETSc has for AIJ.  Their numeric phases read the host AIJ without an op of the matrix, now
-   and at every refactorization, so before the factor is made the host AIJ is made current and
-   kept so: a cihybrid made on the device gets its host copy, and the matrix is marked as read on
-   the host (values then given on the device go back to it at once: shadow_ahead.c).
+/* The factorizations of the AIJ subclasses of the formats, sequential and MPI: AIJ's, by any
+   package PETSc has for AIJ.  Their numeric phases read the host AIJ without an op of the
+   matrix, now and at every refactorization, so a format whose host AIJ may be behind its
+   device copy (or not made yet) composes GPUMATS_FACTOR_PREPARE on its matrices: called before
+   the factor is made, it makes the host AIJ current and keeps it so (pcsr marks the matrix as
+   read on the host, values then given on the device going back to it at once: shadow_ahead.c;
+   cihybrid first makes the host copy of a matrix made on the device).
 
    MatGetFactor() finds a package named by the user (-pc_factor_mat_solver_type, or in code, as
    SLEPc may) by the prefix of the matrix's type name, and "seqaij" ("mpiaij"), registered with
    PETSc, comes before any type registered later: a package's MatGetFactor registered for these
    types themselves would never be found (measured: LU by "petsc" named read values the device
-   had replaced).  So gpumats puts its own in place of each package's AIJ MatGetFactor: for these
-   types it makes the host AIJ current and marks the matrix, then, for any type, it calls the
-   package's. */
+   had replaced).  So gpumats puts its own in place of each package's AIJ MatGetFactor: it calls
+   the matrix's GPUMATS_FACTOR_PREPARE where there is one, then, for any matrix, the package's. */
 #include "common/gpumats_impl.h"
 
 /* The packages PETSc may have for AIJ (those it was built without are not registered) */
@@ -32,16 +33,15 @@ static GetFactorFn AIJGetFactor[AIJ_NPACKAGES][2][MAT_FACTOR_NUM_TYPES];
 
 static PetscErrorCode GetFactorThroughGpuMats(int package, int mpi, Mat A, MatFactorType ftype, Mat *F)
 {
-  PetscBool ours;
+  PetscErrorCode (*prepare)(Mat, const char *) = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ours, MATSEQAIJPCSR, MATMPIAIJPCSR, MATSEQAIJCIHYBRID, MATMPIAIJCIHYBRID, ""));
-  if (ours) {
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, &prepare));
+  if (prepare) {
     char why[96];
 
     PetscCall(PetscSNPrintf(why, sizeof(why), "a factorization (%s by %s)", MatFactorTypes[ftype], AIJPackageName[package]));
-    PetscCall(MatCIHybridMakeHostCopy(A)); /* a cihybrid made on the device has no host AIJ yet */
-    PetscCall(GpuMatsShadowMarkHostReaders(A, why));
+    PetscCall((*prepare)(A, why));
   }
   PetscCheck(AIJGetFactor[package][mpi][ftype], PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats holds no %s MatGetFactor of %s for %s", MatFactorTypes[ftype], AIJPackageName[package], mpi ? MATMPIAIJ : MATSEQAIJ);
   PetscCall((*AIJGetFactor[package][mpi][ftype])(A, ftype, F));

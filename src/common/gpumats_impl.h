@@ -131,8 +131,11 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowMarkHostReaders(Mat, const char *why);
 /* installed by GpuMatsShadowInstall: sparse products, which read the host AIJ, mark it (factorizations:
    aij_factors.c) */
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstallHostReaders(Mat, const char *seqtype, PetscBool set);
-/* Each AIJ factorization package's MatGetFactor replaced by one that, for pcsr and cihybrid,
-   makes the host AIJ current and marks it first (aij_factors.c) */
+/* Each AIJ factorization package's MatGetFactor replaced by one that first calls the function
+   composed on the matrix as GPUMATS_FACTOR_PREPARE, if any (aij_factors.c).  A format composes
+   it, a PetscErrorCode (*)(Mat, const char *why), on the matrices whose host AIJ may be behind
+   its device copy: it makes the host AIJ current and keeps it so ('why' for -info). */
+#define GPUMATS_FACTOR_PREPARE "GpuMatsFactorPrepare_C"
 PETSC_INTERN PetscErrorCode GpuMatsRegisterAIJFactors(void);
 
 /* A MATSEQAIJ on CSR arrays from PetscMalloc that it frees (aij_adopt.c): no insertion row by row */

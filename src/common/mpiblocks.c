@@ -32,7 +32,7 @@ static PetscErrorCode MPIBlocksMult(Mat M, Vec x, Vec y0, Vec y)
   PetscCall(MPIBlocksGet(M, "MatMult", &A, &B, &scatter, &lvec));
   PetscCall(GpuMatsMPICheckBackend(M));
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-  PetscCall(GpuMatsGhostsMult(M, x, y0, y, &done));
+  PetscCall(GpuMatsMPIGhostsMult(M, x, y0, y, &done));
 #endif
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterBegin(scatter, x, lvec, INSERT_VALUES, SCATTER_FORWARD));

@@ -1,7 +1,8 @@
 /* The class-generic part of every MPI type (mpiclass.h): the settings the MPI matrix keeps
    and forwards to its two blocks, the backend (MatGpuMatsSet/GetBackend_C,
    MatGpuMatsUsesDevice_C), the options flow, the MatView section of the blocks and the
-   check of the backend before a scatter begins.  What a format knows comes from its
+   check of the backend before a scatter begins, and the ghost exchange of each matrix
+   (mpighosts.c, which knows no class).  What a format knows comes from its
    GpuMatsMPIClass, where its blocks are from the storage (mpishadow.c: MPIAIJ's blocks;
    a type of its own: its blocks). */
 #include "common/gpumats_impl.h"
@@ -127,6 +128,17 @@ PetscErrorCode GpuMatsMPICheckBackend(Mat A)
   if (c->backend == GPUMATS_BACKEND_CUDA) PetscCall(GpuMatsBackendUsesDevice(A, c->backend, &uses));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+PetscErrorCode GpuMatsMPIGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
+{
+  GpuMatsMPI *c = GpuMatsMPIOf(A);
+
+  PetscFunctionBegin;
+  PetscCall(GpuMatsGhostsMult(&c->ghosts, c->pinned_ghosts, c->backend, c->storage->get_blocks, c->storage->get_ghost_columns, A, x, y0, y, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 PetscErrorCode GpuMatsMPISetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
 {

@@ -15,8 +15,9 @@
    Every MPI type's context (GpuMatsMPI) is at A->spptr, first member of the storage's
    context.  mpiclass.c is the class-generic part: settings and their forwarding to the
    blocks, backend, MatGpuMatsUsesDevice_C, options, MatView of the blocks, the backend
-   check before a scatter. */
+   check before a scatter, the ghost exchange each matrix keeps (mpighosts.h). */
 #pragma once
+#include "common/mpighosts.h"
 
 typedef struct {
   /* B (a MATSEQAIJ, or already of this kind) becomes this kind in place; settings: the MPI
@@ -54,8 +55,6 @@ typedef struct {
   PetscErrorCode (*get_ghost_columns)(Mat, const PetscInt *garray[]);
 } GpuMatsMPIStorage;
 
-typedef struct _n_GpuMatsGhosts *GpuMatsGhosts; /* mpighosts.c */
-
 /* At A->spptr of every MPI type (the first member of the storage's context) */
 typedef struct {
   const GpuMatsMPIClass   *cls;
@@ -92,6 +91,12 @@ PETSC_INTERN PetscErrorCode GpuMatsMPIViewBlocks(Mat, PetscViewer);
 /* Refuses (-mat_gpumats_backend cuda with no usable device) before a scatter begins: an error
    between its begin and end leaves it outstanding, and MatDestroy then fails on it */
 PETSC_INTERN PetscErrorCode GpuMatsMPICheckBackend(Mat);
+#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
+/* y = A x (+ y0 when not NULL) through the ghost exchange of A's own, with the blocks and ghost
+   columns of A's storage (GpuMatsGhostsMult, mpighosts.h: *done false where it does not apply
+   or is not taken, -mat_gpumats_pinned_ghosts) */
+PETSC_INTERN PetscErrorCode GpuMatsMPIGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done);
+#endif
 /* MatGpuMatsSet/GetBackend_C, MatGpuMatsUsesDevice_C, MatConvert_mpiaij_<type>_C (full and
    root names), then the class's own */
 PETSC_INTERN PetscErrorCode GpuMatsMPICompose(Mat, PetscBool set);
@@ -125,18 +130,6 @@ PETSC_INTERN PetscErrorCode GpuMatsMPIShadowConvert(Mat, const GpuMatsMPIClass *
 /* MPIAIJ's op as it was before the class took over (e.g. its MatLoad) */
 PETSC_INTERN PetscErrorCode GpuMatsMPIShadowGetParentOps(Mat, const struct _MatOps **);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJShadow_MPIDense(Mat);
-
-/* ---- mpighosts.c: the ghost values through pinned buffers of the matrix's own (CUDA) ---- */
-#if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-/* y = A x (+ y0 when not NULL) with the blocks and ghost columns of A's storage, the exchange
-   made (again) in GpuMatsMPIOf(A)->ghosts when A's pattern changed; *done false, nothing done,
-   where it does not apply (host vectors, one process, GPU-aware MPI, products on the host) or is
-   not taken (-mat_gpumats_pinned_ghosts false, or auto with processes sharing a GPU and the
-   ghosts few: GPUMATS_PINNED_GHOSTS_FRACTION): the same answer on every process */
-#define GPUMATS_PINNED_GHOSTS_FRACTION 0.1
-PETSC_INTERN PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done);
-PETSC_INTERN PetscErrorCode GpuMatsGhostsDestroy(GpuMatsGhosts *);
-#endif
 
 /* ---- mpiblocks.c: the products of a storage that owns its scatter ---- */
 /* y = A x (+ y0): the scatter of the ghost values begins, the diagonal block multiplies while

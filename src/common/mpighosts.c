@@ -16,8 +16,12 @@
    exchange's share of MatMult 2.4-2.7x; on a 7-point 160^3 stencil on 2 ranks (ghosts 1.3% of
    the rows) pcsr's MatMult took 1.03 ms with it against 0.80 ms with PETSc's scatter (aijcusparse
    0.82 ms) on one shared GPU, and 0.138 ms against 0.173 ms (aijcusparse 0.172 ms) on a GPU
-   each. */
+   each.
+
+   The exchange knows no MPI class: the MPI mechanism keeps each matrix's (mpiclass.c) and gives
+   it the choice, the backend and the storage's blocks and ghost columns (mpighosts.h). */
 #include "common/gpumats_impl.h"
+#include "common/mpighosts.h"
 
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
   #include "cuda/common/gpumats_cuda.h" /* GpuMatsCUDADeviceUUID */
@@ -182,11 +186,9 @@ static PetscErrorCode GpuMatsGhostsCreate(Mat A, Mat Ao, const PetscInt garray[]
 
 /* y = A x (+ y0) with the exchange above; *done false (nothing done) where it does not apply:
    host vectors, one process, GPU-aware MPI, products on the host.  The same on every process. */
-PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
+PetscErrorCode GpuMatsGhostsMult(GpuMatsGhosts *ghosts, PetscBool3 use, GpuMatsBackend backend, PetscErrorCode (*get_blocks)(Mat, Mat *, Mat *), PetscErrorCode (*get_ghost_columns)(Mat, const PetscInt *[]), Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
 {
-  GpuMatsMPI        *mpi    = GpuMatsMPIOf(A);
-  GpuMatsGhosts     *ghosts = &mpi->ghosts;
-  MPI_Comm           comm   = PetscObjectComm((PetscObject)A);
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   Mat                Ad, Ao;
   const PetscInt    *garray;
   const PetscScalar *xa;
@@ -199,9 +201,9 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size == 1 || use_gpu_aware_mpi || !A->assembled || mpi->pinned_ghosts == PETSC_BOOL3_FALSE) PetscFunctionReturn(PETSC_SUCCESS);
+  if (size == 1 || use_gpu_aware_mpi || !A->assembled || use == PETSC_BOOL3_FALSE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECMPICUDA, VECSEQCUDA, ""));
-  PetscCall(GpuMatsBackendUsesDevice(A, mpi->backend, &device));
+  PetscCall(GpuMatsBackendUsesDevice(A, backend, &device));
   if (!cuda || !device) PetscFunctionReturn(PETSC_SUCCESS);
   /* PETSc's scatter chosen and A's nonzero state unchanged: no reduction.  Every process takes
      this branch or none: g and g->pinned were made together, and A->nonzerostate is the same on
@@ -215,13 +217,13 @@ PetscErrorCode GpuMatsGhostsMult(Mat A, Vec x, Vec y0, Vec y, PetscBool *done)
      new preallocation can bring it back to its value with other ghosts), and one process's
      off-diagonal block can change alone without raising it (a new entry in a ghost column where
      the diagonal block may not allocate): only the reduction makes the processes agree. */
-  PetscCall((*mpi->storage->get_blocks)(A, &Ad, &Ao));
-  PetscCall((*mpi->storage->get_ghost_columns)(A, &garray));
+  PetscCall((*get_blocks)(A, &Ad, &Ao));
+  PetscCall((*get_ghost_columns)(A, &garray));
   stale = (PetscBool)(!g || g->Ao != ((PetscObject)Ao)->id || g->Ao_nonzerostate != Ao->nonzerostate || g->nghost != Ao->cmap->n || g->nonzerostate != A->nonzerostate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, GPUMATS_MPI_BOOL, MPI_LOR, comm));
   if (stale) {
     PetscCall(GpuMatsGhostsDestroy(ghosts));
-    PetscCall(GpuMatsGhostsCreate(A, Ao, garray, mpi->pinned_ghosts, ghosts));
+    PetscCall(GpuMatsGhostsCreate(A, Ao, garray, use, ghosts));
   }
   g = *ghosts;
   if (!g->pinned) PetscFunctionReturn(PETSC_SUCCESS);

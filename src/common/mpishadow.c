@@ -161,7 +161,7 @@ static PetscErrorCode MPIShadowMult(Mat A, Vec x, Vec y0, Vec y)
   PetscFunctionBegin;
   PetscCall(GpuMatsMPICheckBackend(A));
 #if GPUMATS_HAVE_CUDA && defined(PETSC_HAVE_CUDA)
-  PetscCall(GpuMatsGhostsMult(A, x, y0, y, &done));
+  PetscCall(GpuMatsMPIGhostsMult(A, x, y0, y, &done));
 #endif
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   if (y0) PetscCall((*c->parent.multadd)(A, x, y0, y));

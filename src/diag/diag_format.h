@@ -1,7 +1,8 @@
 /* The DIAG storage schemes HM and CDM (the format, DiagFormat, is documented in
    <gpumats_diag_format.h>, the format's exported kernel interface, which declares what the
-   benchmarks call: DiagFromCSR, DiagFormatFree, DiagFormatCopy, DiagMultTransposeHost) and the
-   rest of their host side: plain C, PETSc types only. */
+   benchmarks and the library's CUDA layer call: DiagFromCSR, DiagFormatFree, DiagFormatCopy,
+   DiagFind, DiagFitsDeviceIndices, DiagMultTransposeHost, the plan of a product C = A B) and
+   the rest of their host side: plain C, PETSc types only. */
 #pragma once
 #include <petscsys.h>
 #include <gpumats_diag_format.h>
@@ -10,19 +11,10 @@
 extern "C" {
 #endif
 
-/* The device copy indexes rows, columns and offsets with int32 and computes i + d and
-   grid sizes in int: rows + columns of a matrix (of each operand and of C in a product)
-   must stay within DIAG_MAX_DEVICE_ROWS_PLUS_COLS, 2^31 - 1 less a margin for the last
-   thread block (a square matrix: n <= 1073741311 per process).  The value starts are
-   64-bit: the stored values (diagonals x length) have no 32-bit limit. */
-#define DIAG_MAX_DEVICE_ROWS_PLUS_COLS ((PetscInt64)2147483647 - 1024)
-
 const char *DiagStatusString(DiagStatus);
 
-/* Do an m x n matrix's sizes fit the device copy (see DIAG_MAX_DEVICE_ROWS_PLUS_COLS)? */
-PetscBool DiagFitsDeviceIndices(PetscInt m, PetscInt n);
-/* The same as a PETSc error (PETSC_ERR_SUP) giving the sizes and saying to use more MPI
-   processes; in the PETSc glue (diag.c), not in this plain-C part. */
+/* DiagFitsDeviceIndices (exported) as a PETSc error (PETSC_ERR_SUP) giving the sizes and
+   saying to use more MPI processes; in the PETSc glue (diag.c), not in this plain-C part. */
 PetscErrorCode DiagCheckDeviceSize(const DiagFormat *fmt);
 
 /* Entries of diagonal d (HM) of an m x n matrix, and the row of its first entry. */
@@ -77,8 +69,6 @@ static inline int DiagSlotEntry(const DiagFormat *f, PetscInt t, PetscInt64 p, P
   return (f->part[t] & (*j >= *i ? DIAG_PART_UPPER : DIAG_PART_LOWER)) != 0;
 }
 
-/* Index of the stored diagonal of offset d (HM) or compact diagonal k (CDM), or -1. */
-PetscInt DiagFind(const DiagFormat *fmt, PetscInt offset);
 /* The stored diagonal holding entry (i, j) (-1 if none) and the entry's slot in it. */
 PetscInt DiagLocate(const DiagFormat *fmt, PetscInt i, PetscInt j, PetscInt64 *slot);
 
@@ -87,8 +77,6 @@ void DiagMultHost(const DiagFormat *fmt, const PetscScalar *x, const PetscScalar
 /* C = A B (+ C when add), B (ncols x k) and C (nrows x k) column-major with leading
    dimensions ldb and ldc. */
 void DiagSpMMHost(const DiagFormat *fmt, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
-
-/* C = A B: diag_product_plan.h (any schemes, the plan by counting, the host numeric phase). */
 
 #if defined(__cplusplus)
 }

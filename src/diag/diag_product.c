@@ -1,5 +1,5 @@
 /* MATSEQDIAG products of two diag matrices: C = A B, A^T B, A B^T, whatever the operands'
-   schemes (HM, CDM or one of each: the plan multiplies across, see diag_product_plan.h; C
+   schemes (HM, CDM or one of each: the plan multiplies across, see <gpumats_diag_format.h>; C
    is CDM when both operands are, else HM).  The symbolic phase makes the plan on the host
    (C's diagonals and, per diagonal of C, the pairs of diagonals meeting on it, by counting:
    no work proportional to n times the pairs) and gives C its diagonals without values:
@@ -10,7 +10,6 @@
    values as they are; CDM: reversed and shifted), refreshed at each numeric phase.  A dense
    B goes through the common SpMM (dense_product.c); AIJ operands through diag_product_aij.c. */
 #include "diag/diag_impl.h"
-#include "diag/diag_product_plan.h"
 
 typedef struct {
   DiagFormat       left_t, right_t; /* A^T (AtB) or B^T (ABt), else unused */

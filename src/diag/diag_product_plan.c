@@ -1,6 +1,6 @@
 /* DIAG product plan: C's diagonals and the pairs of entry diagonals meeting on each, by
-   counting; the host numeric phase as contiguous multiply-adds.  See diag_product_plan.h. */
-#include "diag_product_plan.h"
+   counting; the host numeric phase as contiguous multiply-adds.  See <gpumats_diag_format.h>. */
+#include "diag_format.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -95,6 +95,8 @@ static PetscErrorCode PCSRComposeMPI(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRSetPartition_C", set ? MatPCSRSetPartition_MPIAIJPCSR : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetPartition_C", set ? MatPCSRGetPartition_MPIAIJPCSR : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_MPIAIJPCSR : NULL));
+  /* before a factorization reads the blocks' host AIJ (common/aij_factors.c): marked, never ahead again */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, set ? GpuMatsShadowMarkHostReaders : NULL));
   if (set) A->ops->load = MatLoad_MPIAIJPCSR;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,19 +2,6 @@
    destruction, duplication. */
 #include "pcsr/pcsr_impl.h"
 
-PetscErrorCode MatPCSRFreeDevice_SeqAIJPCSR(Mat A)
-{
-  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
-
-  PetscFunctionBegin;
-#if GPUMATS_HAVE_CUDA
-  PetscCall(PCSRDeviceDestroy(&p->dev));
-#endif
-  p->shadow.device_current = PETSC_FALSE;
-  p->shadow.built          = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode PCSRComposeAll(Mat A, PetscBool set);
 
 /* Everything the type added to A, the device copy included; A is a MATSEQAIJ after. */
@@ -35,15 +22,6 @@ static PetscErrorCode MatDestroy_SeqAIJPCSR(Mat A)
   PetscFunctionBegin;
   PetscCall(PCSRUninstall(A));
   PetscCall((*destroy)(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatPCSRApplySettings_SeqAIJPCSR(Mat A, const PCSRSettings *s)
-{
-  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
-
-  PetscFunctionBegin;
-  p->settings = *s; /* kernel and transpose need no rebuild: auto is resolved at each use */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -81,6 +59,8 @@ static PetscErrorCode PCSRComposeAll(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_pcsr_C", set ? MatConvert_SeqAIJ_SeqAIJPCSR : NULL));
   PetscCall(MatPCSRComposeSettings_SeqAIJPCSR(A, set));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatPCSRGetInfo_C", set ? MatPCSRGetInfo_SeqAIJPCSR : NULL));
+  /* before a factorization reads the host AIJ (common/aij_factors.c): marked, never ahead again */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GPUMATS_FACTOR_PREPARE, set ? GpuMatsShadowMarkHostReaders : NULL));
   PetscCall(MatPCSRComposeCOO_SeqAIJPCSR(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,10 @@
-/* PCSR on the host: row statistics, the kernel choice, the host products. */
+/* PCSR on the host: row statistics, the kernels' names and the automatic choice, the host
+   products. */
 #include "pcsr_format.h"
 #include <math.h>
+
+const char *const MatPCSRKernels[]    = {"auto", "paper", "fused", "vector", "adaptive", "MatPCSRKernel", "MAT_PCSR_KERNEL_", NULL};
+const char *const MatPCSRTransposes[] = {"atomic", "copy", "MatPCSRTranspose", "MAT_PCSR_TRANSPOSE_", NULL};
 
 void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCSRRowStats *stats)
 {

@@ -1,9 +1,13 @@
 /* The host side of PCSR, plain C with no PETSc calls beyond its types: row-length
    statistics and the automatic choice of the CUDA kernel (exported in
-   <gpumats_pcsr_format.h>, the format's kernel interface), and the host products on the
-   CSR arrays themselves (PCSR keeps CSR intact: the host path needs no copy). */
+   <gpumats_pcsr_format.h>, the format's kernel interface), the kernels' names, and the host
+   products on the CSR arrays themselves (PCSR keeps CSR intact: the host path needs no copy). */
 #pragma once
 #include <gpumats_pcsr_format.h> /* PCSRRowStats, PCSRRowStatsFromCSR, PCSRChooseKernel: exported */
+
+/* The names of MatPCSRKernel and MatPCSRTranspose values, PetscOptionsEnum()'s way */
+PETSC_INTERN const char *const MatPCSRKernels[];
+PETSC_INTERN const char *const MatPCSRTransposes[];
 
 /* The kernel the device runs: 'kernel' itself, or auto's choice for these statistics
    (never MAT_PCSR_KERNEL_AUTO). */

@@ -27,8 +27,6 @@ typedef struct {
 } Mat_SeqAIJPCSR;
 
 PETSC_INTERN const GpuMatsShadowOps PCSRShadowOps;
-PETSC_INTERN const char *const      MatPCSRKernels[];
-PETSC_INTERN const char *const      MatPCSRTransposes[];
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat, MatType, MatReuse, Mat *);

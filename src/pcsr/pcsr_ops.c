@@ -12,6 +12,20 @@ static PetscErrorCode PCSRGetCSR(Mat A, const PetscInt **ai, const PetscInt **aj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The device copy freed: rebuilt at the next product on the device */
+PetscErrorCode MatPCSRFreeDevice_SeqAIJPCSR(Mat A)
+{
+  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
+
+  PetscFunctionBegin;
+#if GPUMATS_HAVE_CUDA
+  PetscCall(PCSRDeviceDestroy(&p->dev));
+#endif
+  p->shadow.device_current = PETSC_FALSE;
+  p->shadow.built          = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Says the statistics of a new structure (p->stats), and the kernel auto takes for it. */
 static PetscErrorCode PCSRStatsInfo(Mat A, Mat_SeqAIJPCSR *p, const char *where, PetscLogDouble seconds)
 {

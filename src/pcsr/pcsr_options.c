@@ -2,9 +2,6 @@
    the statistics MatView prints. */
 #include "pcsr/pcsr_impl.h"
 
-const char *const MatPCSRKernels[]    = {"auto", "paper", "fused", "vector", "adaptive", "MatPCSRKernel", "MAT_PCSR_KERNEL_", NULL};
-const char *const MatPCSRTransposes[] = {"atomic", "copy", "MatPCSRTranspose", "MAT_PCSR_TRANSPOSE_", NULL};
-
 /* ---- public API (manual pages: include/gpumats.h): dispatch through composed functions (seq and MPI) ---- */
 
 PetscErrorCode MatPCSRSetKernel(Mat A, MatPCSRKernel kernel)
@@ -68,6 +65,15 @@ PetscErrorCode MatPCSRGetInfo(Mat A, MatPCSRInfo *info)
 
 /* ---- the sequential implementations (the MPI ones: mpipcsr.c); kernel and transpose need no
    rebuild: auto is resolved at each use ---- */
+
+PetscErrorCode MatPCSRApplySettings_SeqAIJPCSR(Mat A, const PCSRSettings *s)
+{
+  Mat_SeqAIJPCSR *p = (Mat_SeqAIJPCSR *)A->spptr;
+
+  PetscFunctionBegin;
+  p->settings = *s; /* by the setters below or by the MPI matrix (mpipcsr.c) */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 GPUMATS_SHADOW_SETTING(MatPCSRSetKernel_SeqAIJPCSR, MatPCSRGetKernel_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, kernel, MatPCSRKernel, MatPCSRApplySettings_SeqAIJPCSR)
 GPUMATS_SHADOW_SETTING(MatPCSRSetTranspose_SeqAIJPCSR, MatPCSRGetTranspose_SeqAIJPCSR, Mat_SeqAIJPCSR, PCSRSettings, transpose, MatPCSRTranspose, MatPCSRApplySettings_SeqAIJPCSR)
