@@ -11,17 +11,7 @@
 #include <string.h>
 #include <math.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__); \
-      fprintf(stderr, "\n"); \
-    } \
-  } while (0)
+#include "testcheck.h"
 
 /* the 6x5 example:
      row 0: 1 2 . 3 .

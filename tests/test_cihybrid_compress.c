@@ -28,17 +28,7 @@
 static const char help[] = "Tests the compressed cihybrid form against the plain one.\n"
                            "  -fcidump FILE   also a CI Hamiltonian from this FCIDUMP (statistics printed)\n";
 
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__); \
-      fprintf(stderr, "\n"); \
-    } \
-  } while (0)
+#include "testcheck.h"
 
 #if !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
 

@@ -8,17 +8,7 @@
 #include <math.h>
 #include "diag/diag_format.h"
 
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAILED %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "testcheck.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 static double Uniform(void) /* [-1, 1) */
