@@ -219,5 +219,5 @@ PETSC_INTERN PetscErrorCode GpuMatsVecRestoreDeviceArray(GpuMatsDeviceVec *);
 #endif
 
 /* ---- log events (common/log.c) ---- */
-PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload;
+PETSC_INTERN PetscLogEvent  GPUMATS_FormatBuild, GPUMATS_FormatUpload, GPUMATS_ToAIJ, GPUMATS_TwinRefresh;
 PETSC_INTERN PetscErrorCode GpuMatsLogEventsRegister(void);

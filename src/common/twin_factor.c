@@ -4,9 +4,10 @@
    MatSolveTranspose, MatMatSolve, on the GPU with cusparse), MatFactorGetSolverType and view.
 
    The format says how to read A as a host AIJ (GpuMatsHostAIJFn: a copy, or A itself for an AIJ
-   subclass whose host arrays it brings up to date).  MatGetFactor makes the twin and asks the
-   package for the factor of it; the symbolic phase refreshes the twin and runs the package's
-   symbolic phase on it; each numeric phase copies A's values into the twin where they changed
+   subclass whose host arrays it brings up to date).  MatGetFactor asks the package for the
+   factor of an empty twin (A's sizes, the twin's type); the symbolic phase makes the twin with
+   A's entries and runs the package's symbolic phase on it; each numeric phase copies A's values
+   into the twin where they changed
    (A's state; one copy of the values: the pattern is kept) and runs the package's numeric phase
    on it.  A pattern that
    changed without a new symbolic phase (diag keeps the entries set and the nonzeros: a stored
@@ -173,9 +174,8 @@ static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src)
 }
 
 /* A's entries into the twin: its values where A's pattern is the one the twin was made from
-   (*same), else a new twin.  Nothing to do where A has not changed since (its state): a
-   factorization's symbolic and first numeric phase follow MatGetFactor at once, and diag's host
-   AIJ is a copy. */
+   (*same), else a new twin.  Nothing to do where A has not changed since (its state): the first
+   numeric phase follows the symbolic one at once, and diag's host AIJ is a copy. */
 static PetscErrorCode TwinRefresh(TwinFactor *t, Mat A, PetscBool *same)
 {
   Mat              src;
@@ -188,21 +188,23 @@ static PetscErrorCode TwinRefresh(TwinFactor *t, Mat A, PetscBool *same)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   *same = PETSC_TRUE;
   if (state == t->state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(GPUMATS_TwinRefresh, A, 0, 0, 0));
   PetscCall((*t->host_aij)(A, &src));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state)); /* the host AIJ's making may have counted */
   PetscCall(MatGetRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the rows of a %s matrix could not be read", ((PetscObject)A)->type_name);
-  *same = (PetscBool)(n == t->n && ia[n] == t->ia[n]);
+  *same = (PetscBool)(n == t->n && ia[n] == t->ia[n]); /* t->n < 0: the placeholder */
   if (*same) PetscCall(PetscArraycmp(ia, t->ia, n + 1, same));
   if (*same) PetscCall(PetscArraycmp(ja, t->ja, ia[n], same));
   PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   if (*same) PetscCall(TwinCopyValues(t, src));
   else {
+    if (t->n >= 0) PetscCall(PetscInfo(A, "%s: the twin of the factorization made again: the pattern changed\n", ((PetscObject)A)->type_name));
     PetscCall(TwinBuild(t, A, src));
-    PetscCall(PetscInfo(A, "%s: the twin of the factorization made again: the pattern changed\n", ((PetscObject)A)->type_name));
   }
   PetscCall(MatDestroy(&src));
   t->state = state;
+  PetscCall(PetscLogEventEnd(GPUMATS_TwinRefresh, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -377,22 +379,37 @@ static PetscErrorCode MatCholeskyFactorSymbolic_Twin(Mat F, Mat A, IS perm, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The twin MatGetFactor asks the package's factor of: A's sizes, block sizes and the twin's
+   type, no entries (all a package's MatGetFactor reads).  The entries come with the symbolic
+   phase: PCSetUp may ask for a factor twice (PETSc 3.18-3.25 with no package named: the first is
+   replaced), and each would have copied A. */
+static PetscErrorCode TwinPlaceholder(TwinFactor *t, Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &t->twin));
+  PetscCall(MatSetSizes(t->twin, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetBlockSizesFromMats(t->twin, A, A));
+  PetscCall(MatSetType(t->twin, t->twintype));
+  PetscCall(MatSeqAIJSetPreallocation(t->twin, 0, NULL));
+  PetscCall(MatAssemblyBegin(t->twin, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(t->twin, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GpuMatsTwinFactorCreate(Mat A, MatFactorType ftype, MatSolverType package, MatType twintype, GpuMatsHostAIJFn host_aij, Mat *F)
 {
   TwinFactor    *t;
   PetscContainer c;
-  Mat            src;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&t));
   t->host_aij = host_aij;
   t->symmetric = (PetscBool)(ftype == MAT_FACTOR_CHOLESKY || ftype == MAT_FACTOR_ICC);
-  PetscCall((*host_aij)(A, &src));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &t->state));
   t->twintype = twintype;
-  PetscCall(TwinBuild(t, A, src));
+  t->n        = -1; /* no twin made yet: the symbolic phase makes it */
+  t->state    = -1;
   PetscCall(PetscStrcmp(package, MATSOLVERCUSPARSE, &t->device_vectors_only));
-  PetscCall(MatDestroy(&src));
+  PetscCall(TwinPlaceholder(t, A));
   PetscCall(MatGetFactor(t->twin, package, ftype, F));
   t->lu_symbolic       = ftype == MAT_FACTOR_ILU ? (*F)->ops->ilufactorsymbolic : (*F)->ops->lufactorsymbolic;
   t->cholesky_symbolic = ftype == MAT_FACTOR_ICC ? (*F)->ops->iccfactorsymbolic : (*F)->ops->choleskyfactorsymbolic;

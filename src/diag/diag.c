@@ -203,6 +203,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
   PetscScalar      *aa;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(GPUMATS_ToAIJ, A, 0, 0, 0));
   PetscCall(MatDiagSyncHost_SeqDiag(A));
   {
     const PetscInt64 entries = DiagPatternSize(f);
@@ -231,6 +232,7 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
   PetscCall(PetscFree(fill));
   PetscCall(GpuMatsSeqAIJAdoptCSR(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, ai, aj, aa, M));
   PetscCall(MatConvert(*M, type, MAT_INPLACE_MATRIX, M));
+  PetscCall(PetscLogEventEnd(GPUMATS_ToAIJ, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
