@@ -21,7 +21,7 @@
 
    ELL rows are 'pitch' entries apart: W rounded up to a multiple of
    CIHYBRID_PITCH_ALIGN (32 entries: every row starts on a 128-byte line, so a
-   warp's 32 column loads are one line; measured 7% faster than 32-byte
+   warp's 32 column loads are one line; measured faster than 32-byte
    alignment on a 950-nonzero-a-row matrix), or of 8 (a 32-byte sector) for
    narrow blocks, where 32 would multiply the block's memory.  Slots p >= s_i (padding) hold column
    -1 and value 0: kernels skip them, so Inf/NaN in x never leaks into y.

@@ -8,11 +8,10 @@
    assemblers' patterns) the map is then turned around once for the layout: the place of each slot's
    value (4 bytes a slot, padding included), and a thread a slot writes the slots in order, as
    pcsr writes its values; the thread a stored entry that read its slot (kept where entries have
-   several values, or the device lacks the memory) took 1.4-1.5x pcsr's update (H200, 7-point
-   160^3).  Found at each update instead (H100, 7-point 160^3): by a binary search over every row in
-   each block's first thread, its block waiting, the row took about half of the update; by a search
-   among the block's rows, found once, the update took 1.7x pcsr's; from each entry's row, 1.7x
-   too. */
+   several values, or the device lacks the memory) was clearly slower than pcsr's update (a
+   7-point stencil).  Found at each update instead: by a binary search over every row in each
+   block's first thread, its block waiting, the row took about half of the update; by a search
+   among the block's rows, found once, or from each entry's row, the update was slower still. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* The layout of the entries split (each row's first min(len, BOUNDARY) entries in ELLPACK, the
    rest in CSR) made on the device from the AIJ row pointers: the lengths checked, their
    histogram for the automatic BOUNDARY, each row's split and the remainder's offsets by a scan.
-   The same layout as CIHybridLayoutFromCSR's, whose passes over the rows took 25-67 ms on the
-   host for the 4.1M rows of a 160^3 stencil (H100 machine).  The arrays are made in the device
+   The same layout as CIHybridLayoutFromCSR's, whose passes over the rows on the host were a
+   large share of a first product.  The arrays are made in the device
    copy that the fill then completes: nothing comes down, and the row pointers go up once.  The
    host side makes its own layout arrays if it ever multiplies (CIHybridLayoutFromCSR: the same
    split from the same lengths). */

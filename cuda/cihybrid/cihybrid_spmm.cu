@@ -36,8 +36,8 @@ extern "C" {
 #define CIHYBRID_SPMM_BLOCK_SIZE 256
 #define CIHYBRID_SPMM_FULL_WARP  0xffffffffu
 #define CIHYBRID_SPMM_MAX_CPL    4 /* columns per lane: a tile is at most 32 * 4 columns */
-/* B goes through the row-major copy from this many columns on: measured on an H200,
-   k = 8, 16, 64: 1.3-6x faster than reading column-major B; k = 2: 1.25x slower */
+/* B goes through the row-major copy from this many columns on: measured faster than reading
+   column-major B for k = 8, 16, 64, slower for k = 2 */
 #define CIHYBRID_SPMM_ROWMAJOR_MIN_K 8
 
 /* What the kernel reads of the device copy, passed by value. */
@@ -148,7 +148,7 @@ PetscErrorCode CIHybridDeviceSpMMLayout(CIHybridDevice dev, PetscInt k, const Pe
   PetscFunctionBegin;
   PetscCheck(k >= 0 && k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "SpMM with %" PetscInt_FMT " columns: give 0 to %d", k, INT32_MAX);
   if (!dev->nrows || !k) PetscFunctionReturn(0);
-  if (k == 1) { /* one column is an SpMV: the SpMV kernel spreads short rows over fewer lanes (3.4x faster on Hubbard 3x4) */
+  if (k == 1) { /* one column is an SpMV: the SpMV kernel spreads short rows over fewer lanes (measured faster on Hubbard 3x4) */
     PetscCall(CIHybridDeviceMult(dev, CIHYBRID_KERNEL_TUNED, B, add ? C : NULL, C));
     PetscFunctionReturn(0);
   }

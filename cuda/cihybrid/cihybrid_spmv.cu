@@ -13,7 +13,7 @@
    their position in the run instead of scalar head/tail loops.  Each lane
    issues UNROLL loads before using any (memory-level parallelism); matrix
    data is loaded with L1::no_allocate so that x keeps L1, x goes through the
-   read-only path.  Variants measured against it on an H200 and dropped
+   read-only path.  Variants measured against it and dropped
    (BENCHMARKS.md): 8 loads in flight, software pipelining, 2- and 4-entry
    vector loads, evict-first / cached / plain loads, plain strided loops. */
 #include <petscsys.h>
@@ -63,8 +63,8 @@ __global__ void CIHybridSpMVWarpPerRow_Paper(CIHybridArrays A, const double *x, 
 /* TUNED (matrix data through GpuMatsLoadStreaming: read once, kept out of L1, which x needs) */
 /* Row i as one stream of entries: t in [0, lenA) is ELL entry ell + t,
    t in [lenA, len) remainder entry csr + t - lenA.  Offsets are int: the
-   builder guarantees nrows*pitch and the remainder fit; on the H200 32-bit
-   offsets measured 7% faster than 64-bit at 32768 rows, 5% slower at 131072. */
+   builder guarantees nrows*pitch and the remainder fit; 32-bit and 64-bit
+   offsets measured about as fast (either ahead depending on the size). */
 struct CIHybridRowRuns {
   int ell;  /* first ELL slot of the row */
   int lenA; /* s_i */

@@ -5,8 +5,7 @@
    entry has one COO entry (no duplicates, as a DMDA's or most assemblers' patterns) jmap is not
    kept, and where that entry is moreover the stored entry's own place (a CSR given as COO, in AIJ's
    order) neither is perm: the values are then read in place.  On one host core the
-   same map of the 29M entries of a 3-unknown 27-point operator took about 1.3 s, as long as AIJ's
-   own COO preallocation.  An MPI matrix's block gives each entry's place among the values (its
+   same map of a large operator took as long as AIJ's own COO preallocation.  An MPI matrix's block gives each entry's place among the values (its
    process's own or those received, common/mpicoo.c): perm then holds the places, not the entries'
    numbers. */
 #include <petscsys.h>

@@ -222,7 +222,7 @@ static PetscErrorCode GpuMatsCUDAStream(cudaStream_t *stream)
 }
 
 /* Is there a CUDA device, without making its context?  The matrices' default vector type is
-   set while they are made, and the context (made by GpuMatsCUDAInitialize, 0.1-0.2 s on an H100)
+   set while they are made, and the context (made by GpuMatsCUDAInitialize, a large part of a short program)
    then waits for their first product, as aijcusparse's does; a device present that turns out
    unusable then leaves the products on the host and says so. */
 PetscErrorCode GpuMatsCUDADevicePresent(PetscBool *present)
@@ -331,8 +331,8 @@ PetscErrorCode GpuMatsCUDAFree(void *ptr)
 }
 
 /* Copies of up to 64 KiB go through the command stream; a larger one waits for the copy engine,
-   which after a large cudaFree is busy for 0.5-0.8 ms (H100, CUDA 13: a 69 KB upload of the DIAG
-   plan took 0.54-0.77 ms in one piece after the previous 700 MB product was freed, 0.01 ms in two).
+   which stays busy for a while after a large cudaFree (measured with CUDA 13: a 69 KB upload of
+   the DIAG plan after a large product was freed took fifty times longer in one piece than in two).
    Small uploads go in such pieces; from 1 MiB the one copy's wait is the lesser cost. */
 #define GPUMATS_INLINE_COPY_BYTES ((size_t)64 << 10)
 #define GPUMATS_PIECEWISE_COPY_MAX ((size_t)1 << 20)

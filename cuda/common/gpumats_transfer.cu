@@ -1,18 +1,18 @@
 /* Large copies between pageable host memory (an AIJ master's columns and values) and the device.
 
-   The driver moves pageable memory through pinned buffers of its own with one host thread: 6-8 GB/s
-   on the H100 machine, where the link does 54 GB/s from pinned memory.  Page-locking the array
-   first costs more than it saves (342 MB: 24 ms to register, 8 ms to unregister, 6.6 ms to copy).
+   The driver moves pageable memory through pinned buffers of its own with one host thread, several
+   times slower than the link from pinned memory.  Page-locking the array first costs more than it
+   saves (registering and unregistering take longer than the copy).
    Here several host threads each own two pinned chunks: a thread copies its next chunk of the
    array into one while the other is on its way, so the host's copies run in parallel and overlap
-   the link (342 MB in 21 ms with 4 threads; benchmarks/src/bench_upload.cu, BENCHMARKS.md).
+   the link (benchmarks/src/bench_upload.cu, BENCHMARKS.md).
 
    The threads: -gpumats_transfer_threads <n>, by default 4 or the CPUs this process may run on if
    fewer (an MPI rank bound to one core copies alone, as the driver would).  The pinned chunks
-   (2 x 4 MB a thread, 12-22 ms for 4 threads on the H100 machine) are made with the device
+   (2 x 4 MB a thread; page-locking them is slow) are made with the device
    context, once a process, and kept until PetscFinalize: made at the first large copy instead,
    they would be a third of the first product of a 4.1M-row stencil (issue 20), and a program
-   without large copies pays them beside the 0.11-0.12 s of the context itself. */
+   without large copies pays them beside the far larger cost of the context itself. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <sched.h>

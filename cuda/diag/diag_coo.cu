@@ -3,11 +3,11 @@
    rows and writes their slots on a diagonal, 32 consecutive values; its loads of v stay among the
    32 rows' entries (a DMDA's or an assembler's COO entries come row by row).  Where the rows have
    many diagonals the block's warps share them (lanes), so that fewer rows are in flight and their
-   entries stay in L2: with every diagonal in one thread, a 27-point operator's v was read 1.8x
-   over (H200); with 8 lanes on 7 diagonals the blocks' setup took 40% more time.  Every slot is
+   entries stay in L2: with every diagonal in one thread, a 27-point operator's v was read
+   nearly twice over; with 8 lanes on 7 diagonals the blocks' setup cost more than it saved.  Every slot is
    written, the absent ones with zero, so INSERT_VALUES needs no clearing pass first.  The map it
-   replaces (a COO entry's slot and place, an atomic add each after clearing all values) took
-   1.3-2.1x aijcusparse's MatSetValuesCOO on H100 stencils. */
+   replaces (a COO entry's slot and place, an atomic add each after clearing all values) was
+   slower than aijcusparse's MatSetValuesCOO on stencils. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -64,7 +64,7 @@ PetscErrorCode DiagDeviceCOODestroy(DiagDeviceCOO *coo)
 /* A block of DIAG_COO_THREADS threads takes DIAG_COO_THREADS / LANES rows; lane y (whole warps)
    the diagonals t = y mod LANES: row i's slot on each (HM: where the diagonal crosses row i; CDM:
    always) gets its sum, or the old value plus it.  LANES a constant: with it an argument the
-   kernel took 10-20% more time (H200) */
+   kernel was measured slower */
 template <int LANES, bool HM, bool SEVERAL>
 __global__ void __launch_bounds__(DIAG_COO_THREADS) DiagCOOGather(int nrows, int ncols, int ndiag, const int *__restrict__ offset, const long long *__restrict__ start, const int32_t *__restrict__ jmap, const int32_t *__restrict__ from, const double *__restrict__ v, const double *__restrict__ recv, int add, double *val)
 {

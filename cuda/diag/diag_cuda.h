@@ -28,14 +28,14 @@ PetscErrorCode DiagDeviceSpMM(DiagDevice A, PetscInt k, const PetscScalar *B, Pe
 #define DIAG_STAGED_MIN_PAIRS 16
 /* Else the blocks kernel (DiagDeviceProductNumericBlocks) where A and B each have at least
    DIAG_BLOCKS_MIN_DIAGONALS entry diagonals filling at least half of the span of their offsets
-   (banded), else the pairs kernel.  H200: the blocks kernel was 1.13-1.35x the staged kernel of
-   before on bands of 51-401 diagonals at n = 10,240; the staged kernel that reads its pairs 32 at
-   a time is 1.08-1.29x faster than it there, and it is slower on scattered offsets (1.4-5x). */
+   (banded), else the pairs kernel.  On bands of 51-401 diagonals the blocks kernel beat the staged
+   kernel of before, and the staged kernel that reads its pairs 32 at a time beats it there; it is
+   slower on scattered offsets. */
 #define DIAG_BLOCKS_MIN_DIAGONALS 48
 /* Else the shuffle kernel (DiagDeviceProductNumericShuffle) where A's entry diagonals fit it and
-   at least DIAG_SHUFFLE_MIN_PAIRS pairs meet on each diagonal of C on average.  H200: 1.1-1.3x
-   faster than the pairs kernel with 4.6-9.5 pairs (200 x 200 to 400 x 200 diagonals at n = 10^4),
-   up to 1.3x slower with 1.3-1.8 (the paper's Table 1); between them, not measured. */
+   at least DIAG_SHUFFLE_MIN_PAIRS pairs meet on each diagonal of C on average: faster than the
+   pairs kernel with 4.6-9.5 pairs (the paper's Table 2), slower with 1.3-1.8 (its Table 1);
+   between them, not measured. */
 #define DIAG_SHUFFLE_MIN_PAIRS 3
 /* 2 x the multiply-adds of one numeric phase, and the pairs of diagonals */
 PetscErrorCode DiagDeviceProductGetCounts(DiagDeviceProduct prod, PetscInt64 *flops, PetscInt64 *npairs);

@@ -112,9 +112,9 @@ static PetscErrorCode DiagBandedPairs(DiagDeviceProduct p, const DiagFormat *A, 
 }
 
 /* The staged kernel where A's diagonals fit its shared memory and enough pairs meet on each
-   diagonal of C to repay the staging (H200, the DIAG paper's tables: the pairs kernel faster up to
-   9.5 pairs a diagonal of C, 300 x 300 diagonals; the staged one from 25, 500 x 500, and on bands
-   of 51-401 diagonals at n = 10,240, where it is faster than the blocks kernel too) */
+   diagonal of C to repay the staging (the DIAG paper's tables: the pairs kernel faster up to about
+   10 pairs a diagonal of C, the staged one from 25, and on bands of 51-401 diagonals, where it is
+   faster than the blocks kernel too) */
 static PetscErrorCode DiagStagedPreferred(DiagDeviceProduct p, PetscBool *staged)
 {
   int T;

@@ -11,8 +11,8 @@
    every diagonal of C and the paper's Algorithm 1 re-reads B for every tile.  Bands too wide
    for shared memory (T = 32 rows must fit) keep the pairs kernel.  Where B is a band too the
    sweep kernel (diag_product_sweep.cu) is taken instead: it needs no lists and holds A's value
-   in registers (H200, n = 10^6, bands of 5-101 diagonals: 1.6-2.4x faster); this one stays for a
-   band times scattered offsets. */
+   in registers (faster on bands of 5-101 diagonals); this one stays for a band times scattered
+   offsets. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 extern "C" {
@@ -22,7 +22,7 @@ extern "C" {
 
 /* NT threads a block: 512, and 1024 for tiles of 32 rows whose wide bands leave room for one
    block an SM only; at least DIAG_BANDED_MIN_BLOCKS blocks (below, the pairs kernel fills
-   the device better: measured 2x faster at n = 10^4 on an H200) */
+   the device better: measured faster at n = 10^4) */
 #define DIAG_BANDED_MIN_BLOCKS 1024
 
 template <int T, int NT>

@@ -11,12 +11,11 @@
    then every warp adds the pairs of its sums from shared memory.  A staged value of A serves
    about (B's density x span) sums, one of B about (A's density x span) rows of pairs: on a
    band (density 1) dozens of multiply-adds a value staged, on the DIAG paper's scattered
-   offsets (density 0.04-0.12) only 2-8, too few to repay the staging: there it is 1.4-5x
-   slower than the pairs and staged kernels (H200, Nsight Compute: 16 warps an SM, the
-   registers' limit, 13-14 cycles between a warp's instructions, a quarter of the SM's issue
-   rate).  On bands of 51-401 diagonals at n = 10,240 it was 1.13-1.35x faster than the staged
-   kernel of then, and the staged kernel that reads its pairs 32 at a time is now 1.08-1.29x
-   faster than it there: DiagDeviceProductNumeric takes it for banded operands
+   offsets (density 0.04-0.12) only 2-8, too few to repay the staging: there it is slower
+   than the pairs and staged kernels (Nsight Compute: 16 warps an SM, the registers' limit,
+   a quarter of the SM's issue rate).  On bands of 51-401 diagonals it was faster than the
+   staged kernel of then, and the staged kernel that reads its pairs 32 at a time is now faster
+   than it there: DiagDeviceProductNumeric takes it for banded operands
    (DIAG_BLOCKS_MIN_DIAGONALS) only where the staged kernel is not taken: A's diagonals do not
    fit its shared memory, or fewer than DIAG_STAGED_MIN_PAIRS pairs meet on each diagonal of C
    on average (never on bands of 48 diagonals or more: 24 or more a diagonal of C on average).

@@ -11,15 +11,15 @@
 
    What bounds it then is the load pipe (L1 and shared memory): each load instruction of a warp
    costs a pass whether its lanes read one address or 32, and a warp read four words of each pair
-   that way (H200, 600 x 600 diagonals: 34 instructions a multiply-add of a warp, the pipe at 77%
-   of its peak, 5.08 ms).  So the pairs of a diagonal of C are read 32 at a time, a lane a pair
+   that way (600 x 600 diagonals: 34 load instructions a multiply-add of a warp, the pipe near
+   its peak).  So the pairs of a diagonal of C are read 32 at a time, a lane a pair
    (its rows, precomputed per pair on the device from the plan, A's diagonal and B's value
    offset), and those that hold on all 32 rows of the warp (nearly all: a pair's rows run over
    thousands) are listed in the warp's shared memory as one 16-byte record each; a pair then
    costs one read of its record, one of A, one of B and a multiply-add, with no test.  The few
    pairs that end within the 32 rows are taken one by one with each lane's test.  (The same
-   product: 16 instructions, L1 at 86%, 3.17 ms; what passes L1 is then the data: the record, 256
-   bytes of A, 256 bytes of B not aligned to 128.)  Every row of the tile of every diagonal of C
+   product: 16 instructions; what passes L1 is then the data: the record, 256 bytes of A, 256
+   bytes of B not aligned to 128.)  Every row of the tile of every diagonal of C
    the block takes is written once (zeros where no pair meets), no atomics; the pairs are summed
    in four interleaved partial sums (four loads of B in flight a warp).  Used where the nea x 32
    doubles and the records fit the shared memory (at most DIAG_STAGED_SMEM bytes), else the pairs
@@ -31,9 +31,9 @@
    rows (a warp's tile 32 R rows, A's nea x 32 R doubles staged), the pairs come to the warp by
    shuffles of its lanes' loads, and a pair that holds on the whole tile costs R reads of A, R of
    B and R multiply-adds, two pairs' loads in flight together.  The sums run in the plan's order
-   from 0, one a row, as in the pairs kernel: the same C bit for bit.  H200, 200 x 200 to
-   400 x 200 diagonals at n = 10^4: 1.1-1.3x faster than the pairs kernel (8 bytes from L2 a
-   multiply-add instead of 16; bound by L1 and shared memory then, 79% of their peak). */
+   from 0, one a row, as in the pairs kernel: the same C bit for bit.  Faster than the pairs
+   kernel there (8 bytes from L2 a multiply-add instead of 16; bound by L1 and shared memory
+   then; BENCHMARKS.md). */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 extern "C" {
@@ -229,11 +229,10 @@ PetscErrorCode DiagDeviceProductStagedRows(DiagDeviceProduct p, int *T)
 
 /* The blocks a row tile has (grid.y), from the diagonals of C each warp takes: so many that the
    grid gives the device DIAG_STAGED_FILL warps an SM (four times the SM's 64), within
-   [DIAG_STAGED_CPW_MIN, DIAG_STAGED_CPW].  H200, bands at n = 10,240 (320 row tiles): 401
-   diagonals, one block a tile (one an SM at a time: 2.4 waves) 1.82 ms, four 1.60 ms; 201
-   diagonals, one 0.46 ms, two 0.42 ms, five 0.45 ms.  With fewer diagonals a warp the block's
-   staging of A is not repaid: the bands of 51 and 101 diagonals were 1.2x and 1.1x slower with
-   about one a warp. */
+   [DIAG_STAGED_CPW_MIN, DIAG_STAGED_CPW]: on bands of a few hundred diagonals one block a row
+   tile leaves the last wave of the grid mostly idle, and a few blocks a tile were faster.  With
+   fewer diagonals a warp the block's staging of A is not repaid: the bands of 51 and 101
+   diagonals were slower with about one a warp. */
 static PetscErrorCode DiagStagedGridY(unsigned nrow_tiles, int ndiag_c, unsigned *grid_y)
 {
   const int ny = DIAG_STAGED_THREADS / DIAG_STAGED_ROWS;
@@ -305,8 +304,7 @@ PetscErrorCode DiagDeviceProductShuffleRows(DiagDeviceProduct p, int *R)
 
   PetscFunctionBegin;
   PetscCall(GpuMatsCUDADeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin));
-  /* one row a lane was slower than both the staged and the pairs kernels (H200, 200 x 200: 0.94 ms
-     against 0.59 and 0.60) */
+  /* one row a lane was slower than both the staged and the pairs kernels (200 x 200 diagonals) */
   *R = 4;
   while (*R >= 2 && DiagShuffleSharedBytes(p->nea, *R) > (size_t)optin) *R /= 2;
   if (*R < 2) *R = 0;

@@ -1,9 +1,8 @@
 /* The row pointers of a PCSR device copy, worked on the device: rebased to 0 as int32, checked to
    be nondecreasing and their statistics made (the automatic kernel's choice, MatView) by the
    common pass (gpumats_rows.cu), and the row blocks of the adaptive kernel.  On the host these
-   were four passes over the row pointers (25-70 ms for the 4.1M rows of a 160^3 stencil on the
-   H100 machine); here they take the upload of the row pointers, four small kernels and two small
-   downloads. */
+   were four passes over the row pointers, a large share of a first product; here they take the
+   upload of the row pointers, four small kernels and two small downloads. */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -21,8 +21,8 @@
    coalesced already.
 
    Elsewhere (a few rows far longer than the rest: power-law graphs, circuits) and for
-   k = 1 the product is k SpMVs of the ADAPTIVE kernel, which were faster on an H200
-   (BENCHMARKS.md: 3-18x on R-MAT graphs and circuits). */
+   k = 1 the product is k SpMVs of the ADAPTIVE kernel, which were faster there
+   (BENCHMARKS.md, R-MAT graphs and circuits). */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 /* Row i times nt <= 8 columns of B (b: the first, leading dimension ldb) into c[t ldc].
    The partial sums are scalars and the tests on nt fold away where it is a constant
    (the calls below): a loop over an array of sums is neither unrolled nor kept in
-   registers at -O2, which made this 1.6x slower than AIJ's product. */
+   registers at -O2, which made this slower than AIJ's product. */
 static inline void CIHybridSpMMHostRow(const CIHybridFormat *fmt, PetscInt i, const PetscScalar *b, size_t ldb, int nt, PetscBool add, PetscScalar *c, size_t ldc)
 {
   const int32_t     *ecol = fmt->ell_col + (size_t)i * fmt->pitch;

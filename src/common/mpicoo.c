@@ -12,7 +12,7 @@
    are gathered on the device and exchanged through pinned host buffers (MPI is not assumed to be
    GPU-aware), and each block reads its values from v and those received as its map says, into its
    device copy: one pass over the entries, as on one process (a gather of each block's values
-   first, then the block's pass, cost 1.2-1.4x aijcusparse's MatSetValuesCOO at 2 ranks, H200).
+   first, then the block's pass, was measured slower than aijcusparse's MatSetValuesCOO).
    Whether a block's host values follow at once or later is the MPI matrix's choice, asked before
    the blocks take values ("GpuMatsMPIAheadBegin_C"; without it they follow at once).  MPIAIJ's
    own operations read the blocks' host arrays without an operation of the block: mpipcsr's and

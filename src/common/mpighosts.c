@@ -11,12 +11,10 @@
 
    By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where each process has a
    GPU of its own, and where processes share one, only if the ghosts are many: on some process at
-   least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured on H200s: on the H2O/6-31G
-   Hamiltonian (a CI matrix couples nearly every column), ranks sharing one GPU, it cut the
-   exchange's share of MatMult 2.4-2.7x; on a 7-point 160^3 stencil on 2 ranks (ghosts 1.3% of
-   the rows) pcsr's MatMult took 1.03 ms with it against 0.80 ms with PETSc's scatter (aijcusparse
-   0.82 ms) on one shared GPU, and 0.138 ms against 0.173 ms (aijcusparse 0.172 ms) on a GPU
-   each.
+   least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured (README, -mat_gpumats_pinned_ghosts): on a
+   CI Hamiltonian (which couples nearly every column) it cut the exchange's share of MatMult on
+   ranks sharing one GPU; on a 7-point stencil on 2 ranks (ghosts 1.3% of the rows) it was faster
+   with a GPU each and slower than PETSc's scatter on one shared GPU.
 
    The exchange knows no MPI class: the MPI mechanism keeps each matrix's (mpiclass.c) and gives
    it the choice, the backend and the storage's blocks and ghost columns (mpighosts.h). */

@@ -1,8 +1,8 @@
 /* The device copy ahead of the host AIJ master (pcsr and cihybrid, sequential).
 
    MatSetValuesCOO with values in device memory writes them into the device copy.  Copying them
-   back into the host master at once costs what two dozen MatMults do (228 MB, about 20 ms, for a
-   4.1M-row stencil), every time, and aijcusparse does not pay it.  So the device copy may run
+   back into the host master at once costs what two dozen MatMults do, every time, and
+   aijcusparse does not pay it.  So the device copy may run
    ahead: the host values are then older, and anything that could read them brings them up to
    date first (GpuMatsShadowAheadSync: one download, done once).
 

@@ -70,9 +70,9 @@ static PetscErrorCode DiagProductRefreshTranspose(Mat M, DiagFormat *t)
 /* Where the symbolic phase runs: the host unless the product runs on the device and
    -mat_diag_product_plan asks for the device, or (auto) the pairs may be many and the device's
    walk over A's entry diagonals for each sum, nea x (span of B's offsets) steps, is not too long.
-   H100: the device's plan takes 0.8-1 ms whatever the size, the host's 0.1-0.4 ms on the paper's
-   Table 1 (up to 33,000 combinations of entry diagonals) and 0.7-6 ms on its Table 2 (from
-   160,000): even at 200 x 200 diagonals, ahead from 300 x 300 */
+   Measured on the paper's tables: the device's plan takes about the same time whatever the
+   size, the host's grows with the combinations of entry diagonals; they are even at about
+   200 x 200 diagonals, the device ahead from 300 x 300 */
 #define DIAG_PLAN_DEVICE_MIN_COMBINATIONS ((PetscInt64)1 << 17)
 #define DIAG_PLAN_DEVICE_MAX_STEPS        ((PetscInt64)1 << 28)
 static PetscErrorCode DiagProductPlanOnDevice(Mat A, const DiagFormat *left, const DiagFormat *right, PetscBool *on_device)

@@ -287,9 +287,8 @@ static void DiagMultiplyAdd(PetscInt len, PetscScalar *PETSC_RESTRICT c, const P
 
 /* rows of C computed at a time: the slices of A, B and C they touch stay in cache while every pair
    of every diagonal of C adds to them.  One diagonal of C at a time over all rows, a band of 401
-   diagonals ran at 0.8x AIJ's speed (A and B streamed from memory again for each diagonal of C);
-   128 rows at a time (the best of 128, 256, 512 on bands of 101-401 diagonals and Table 2, 2-core
-   host), 1.3x */
+   diagonals ran slower than AIJ (A and B streamed from memory again for each diagonal of C);
+   128 rows at a time (the best of 128, 256, 512 on bands of 101-401 diagonals and Table 2) faster */
 #define DIAG_HOST_ROWS 128
 
 /* one diagonal of C at a time over the rows [r0, r1) (all of them: 0, nrows) */
