@@ -7,13 +7,12 @@
    subclass whose host arrays it brings up to date).  MatGetFactor asks the package for the
    factor of an empty twin (A's sizes, the twin's type); the symbolic phase makes the twin with
    A's entries and runs the package's symbolic phase on it; each numeric phase copies A's values
-   into the twin where they changed
-   (A's state; one copy of the values: the pattern is kept) and runs the package's numeric phase
-   on it.  A pattern that
-   changed without a new symbolic phase (diag keeps the entries set and the nonzeros: a stored
-   zero that became nonzero) makes the twin again and runs the symbolic phase again, with the
-   orderings and options it was first given.  cusparse's solves take device vectors only: host
-   vectors given to them (-vec_type standard) are staged through two device vectors of the factor. */
+   into the twin where they changed (A's state; one copy of the values: the pattern is kept) and
+   runs the package's numeric phase on it.  A pattern that changed without a new symbolic phase
+   (diag keeps the entries set and the nonzeros: a stored zero that became nonzero) makes the
+   twin again and runs the symbolic phase again, with the orderings and options it was first
+   given.  cusparse's solves take device vectors only: host vectors given to them (-vec_type
+   standard) are staged through two device vectors of the factor. */
 #include "common/gpumats_impl.h"
 
 typedef PetscErrorCode (*LUSymbolicFn)(Mat, Mat, IS, IS, const MatFactorInfo *);
@@ -34,7 +33,7 @@ typedef struct {
   SolveFn            solve, solve_transpose;         /* the package's, when staged */
   Vec                stage_b, stage_x;               /* device vectors for host ones, made at the first such solve */
   PetscBool          symmetric;                      /* Cholesky, ICC: the twin is the symmetric matrix of A's upper triangle */
-  PetscInt           n, *ia, *ja;                    /* A's pattern when the twin was made */
+  PetscInt           n, *ia, *ja;                    /* A's pattern when the twin was made (an LU or ILU twin's own arrays) */
   PetscInt           nz, *from;                      /* the twin's entries, where each is in A's (-1 - k: conjugated; NULL: A's own) */
   PetscObjectState   state;                          /* of A when the twin was last refreshed */
 } TwinFactor;
@@ -109,10 +108,15 @@ static PetscErrorCode TwinSymmetricPattern(PetscInt n, const PetscInt *ia, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* after the twin's destruction: A's pattern is an LU or ILU twin's, freed with it */
 static PetscErrorCode TwinPatternFree(TwinFactor *t)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree2(t->ia, t->ja));
+  if (t->symmetric) {
+    PetscCall(PetscFree(t->ia));
+    PetscCall(PetscFree(t->ja));
+  }
+  t->ia = t->ja = NULL;
   PetscCall(PetscFree(t->from));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -148,7 +152,8 @@ static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src)
   PetscCall(MatGetRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpumats: the host AIJ of a %s matrix gave no rows", ((PetscObject)A)->type_name);
   t->n = n;
-  PetscCall(PetscMalloc2(n + 1, &t->ia, ia[n], &t->ja));
+  PetscCall(PetscMalloc1(n + 1, &t->ia));
+  PetscCall(PetscMalloc1(ia[n], &t->ja));
   PetscCall(PetscArraycpy(t->ia, ia, n + 1));
   PetscCall(PetscArraycpy(t->ja, ja, ia[n]));
   t->nz = ia[n];
@@ -157,14 +162,9 @@ static PetscErrorCode TwinBuild(TwinFactor *t, Mat A, Mat src)
     t->nz = ti[n];
   }
   PetscCall(MatRestoreRowIJ(src, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  if (!ti) { /* the twin's own copy of A's pattern: t->ia, t->ja are kept to tell a change */
-    PetscCall(PetscMalloc1(t->n + 1, &ti));
-    PetscCall(PetscMalloc1(t->nz, &tj));
-    PetscCall(PetscArraycpy(ti, t->ia, t->n + 1));
-    PetscCall(PetscArraycpy(tj, t->ja, t->nz));
-  }
   PetscCall(PetscMalloc1(t->nz, &tv));
-  PetscCall(GpuMatsSeqAIJAdoptCSR(PETSC_COMM_SELF, A->rmap->n, A->cmap->n, ti, tj, tv, &t->twin));
+  /* an LU or ILU twin has A's pattern: it takes the copy kept to tell a change */
+  PetscCall(GpuMatsSeqAIJAdoptCSR(PETSC_COMM_SELF, A->rmap->n, A->cmap->n, ti ? ti : t->ia, tj ? tj : t->ja, tv, &t->twin));
   PetscCall(MatSetBlockSizesFromMats(t->twin, A, A));
   PetscCall(MatConvert(t->twin, t->twintype, MAT_INPLACE_MATRIX, &t->twin));
   PetscCall(TwinCopyValues(t, src));
