@@ -11,10 +11,11 @@
 
    By default (-mat_gpumats_pinned_ghosts auto) the exchange is taken where each process has a
    GPU of its own, and where processes share one, only if the ghosts are many: on some process at
-   least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured (README, -mat_gpumats_pinned_ghosts): on a
-   CI Hamiltonian (which couples nearly every column) it cut the exchange's share of MatMult on
-   ranks sharing one GPU; on a 7-point stencil on 2 ranks (ghosts 1.3% of the rows) it was faster
-   with a GPU each and slower than PETSc's scatter on one shared GPU.
+   least GPUMATS_PINNED_GHOSTS_FRACTION of its rows.  Measured (README,
+   -mat_gpumats_pinned_ghosts): on a CI Hamiltonian (which couples nearly every column) it cut
+   the exchange's share of MatMult on ranks sharing one GPU; on a 7-point stencil on 2 ranks
+   (ghosts 1.3% of the rows) it was faster with a GPU each and slower than PETSc's scatter on
+   one shared GPU.
 
    The exchange knows no MPI class: the MPI mechanism keeps each matrix's (mpiclass.c) and gives
    it the choice, the backend and the storage's blocks and ghost columns (mpighosts.h). */
