@@ -1,16 +1,16 @@
 #!/bin/sh
-# Draws the benchmark figures (PNG) from the CSVs of a benchmark run.
+# Draws the benchmark figures (PNG) from the CSVs in benchmarks/results.
 #
-#   sh benchmarks/scripts/plot-benchmarks.sh [RUN_DIR] [MEMORY_CSV] [OUT_DIR]
+#   sh benchmarks/scripts/plot-benchmarks.sh [RES_DIR] [MEMORY_CSV] [OUT_DIR]
 #
-#   RUN_DIR     CSVs of benchmarks/src/bench_cihybrid (default benchmarks/h200-2026-11-22):
-#               bench_32768.csv, bench_131072.csv, sweep_32768.csv, and
-#               bench_real.csv (benchmarks/scripts/device-bench.sh: the real matrices, a first
-#               column `matrix`, SpMV and SpMM rows), and eigen_h2o.csv
+#   RES_DIR     the CSVs (default benchmarks/results): of benchmarks/src/bench_cihybrid
+#               spmv-synthetic-32768.csv, spmv-synthetic-131072.csv, boundary-sweep.csv, and
+#               spmv-spmm-real.csv (benchmarks/scripts/device-bench.sh: the real matrices, a first
+#               column `matrix`, SpMV and SpMM rows), and eigen-h2o.csv
 #               (tools/device/device-eigen.sh: end-to-end SLEPc solves)
-#   MEMORY_CSV  output of benchmarks/src/ci_memory -csv (default benchmarks/memory.csv);
+#   MEMORY_CSV  output of benchmarks/src/ci_memory -csv (default RES_DIR/memory.csv);
 #               also gives the rows and nonzeros of the real matrices
-#   OUT_DIR     where the PNGs go (default benchmarks)
+#   OUT_DIR     where the PNGs go (default RES_DIR)
 #
 # Writes OUT_DIR/spmv_h200.png (SpMV time per kernel, both paper-like
 # matrices), OUT_DIR/spmv_real_h200.png (the same for each real matrix),
@@ -22,9 +22,9 @@
 set -e
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-run=${1:-$root/benchmarks/h200-2026-11-22}
-mem=${2:-$root/benchmarks/memory.csv}
-out=${3:-$root/benchmarks}
+run=${1:-$root/benchmarks/results}
+mem=${2:-$run/memory.csv}
+out=${3:-$run}
 
 . "$root/benchmarks/scripts/need-gnuplot.sh"
 
@@ -41,7 +41,7 @@ spmv_bars() {
 }
 
 # ---- (a) SpMV time per kernel, one panel per matrix -------------------------
-# kernel rows of table 'spmv', columns found by their header name (bench_real.csv
+# kernel rows of table 'spmv', columns found by their header name (spmv-spmm-real.csv
 # has an extra first column `matrix`); the matrix size and nonzeros come from
 # the CSV itself (n from the file name or memory.csv; nnz from GB/s x time =
 # nnz*12 + (n+1)*4 + 16n bytes).  Data: position, ms, % read, colour class
@@ -76,9 +76,9 @@ spmv_panel() { # $1 csv, $2 matrix (rows whose `matrix` is this; '' all), $3 nam
     }' "$1" > "$5"
 }
 
-if [ -f "$run/bench_32768.csv" ] && [ -f "$run/bench_131072.csv" ]; then
-  spmv_panel "$run/bench_32768.csv" "" "" 32768 "$tmp/spmv1.dat" "$tmp/spmv1.gp"
-  spmv_panel "$run/bench_131072.csv" "" "" 131072 "$tmp/spmv2.dat" "$tmp/spmv2.gp"
+if [ -f "$run/spmv-synthetic-32768.csv" ] && [ -f "$run/spmv-synthetic-131072.csv" ]; then
+  spmv_panel "$run/spmv-synthetic-32768.csv" "" "" 32768 "$tmp/spmv1.dat" "$tmp/spmv1.gp"
+  spmv_panel "$run/spmv-synthetic-131072.csv" "" "" 131072 "$tmp/spmv2.dat" "$tmp/spmv2.gp"
   cat > "$tmp/spmv.gp" <<EOF
 set terminal pngcairo size 1500,720 font '$font'
 set output '$out/spmv_h200.png'
@@ -97,10 +97,10 @@ EOF
   gnuplot "$tmp/spmv.gp"
   echo "plot-benchmarks: $out/spmv_h200.png"
 else
-  echo "plot-benchmarks: no $run/bench_32768.csv and bench_131072.csv: spmv_h200.png skipped"
+  echo "plot-benchmarks: no $run/spmv-synthetic-32768.csv and spmv-synthetic-131072.csv: spmv_h200.png skipped"
 fi
 
-# ---- (a') the same on the real matrices, one panel per matrix of bench_real.csv
+# ---- (a') the same on the real matrices, one panel per matrix of spmv-spmm-real.csv
 # the display name of a real matrix (the `matrix` key of benchmarks/scripts/device-bench.sh)
 # and its name in memory.csv, whose n gives the panel its size
 real_names() { # $1 key; sets rname, rmem
@@ -111,7 +111,7 @@ real_names() { # $1 key; sets rname, rmem
     *) rname=$1; rmem='' ;;
   esac
 }
-real="$run/bench_real.csv"
+real="$run/spmv-spmm-real.csv"
 if [ -f "$real" ]; then
   # the matrices in the order of the CSV
   reals=$(awk -F, 'NR > 1 && !seen[$1]++ { print $1 }' "$real")
@@ -216,15 +216,15 @@ else
 fi
 
 # ---- (b) kernel time against BOUNDARY (sweep) -------------------------------
-if [ -f "$run/sweep_32768.csv" ]; then
-  awk -F, 'NR > 1 && $1 == "sweep" && $2 == "cihybrid_paper" { print $4, $11, $9 / 1e6 }' "$run/sweep_32768.csv" > "$tmp/sweep_paper.dat"
-  awk -F, 'NR > 1 && $1 == "sweep" && $2 ~ /^cihybrid_tuned/ { print $4, $11 }' "$run/sweep_32768.csv" > "$tmp/sweep_tuned.dat"
+if [ -f "$run/boundary-sweep.csv" ]; then
+  awk -F, 'NR > 1 && $1 == "sweep" && $2 == "cihybrid_paper" { print $4, $11, $9 / 1e6 }' "$run/boundary-sweep.csv" > "$tmp/sweep_paper.dat"
+  awk -F, 'NR > 1 && $1 == "sweep" && $2 ~ /^cihybrid_tuned/ { print $4, $11 }' "$run/boundary-sweep.csv" > "$tmp/sweep_tuned.dat"
   # reference lines: the kernels at the automatic BOUNDARY and cuSPARSE ALG1, same run
   awk -F, 'NR > 1 && $1 == "spmv" {
       if ($2 == "cihybrid_paper") printf "paper_auto = %s\n", $11;
       else if ($2 ~ /^cihybrid_tuned/) printf "tuned_auto = %s\n", $11;
       else if ($2 == "cusparse_csr_alg1") printf "cusparse = %s\n", $11;
-    }' "$run/sweep_32768.csv" > "$tmp/sweep_ref.gp"
+    }' "$run/boundary-sweep.csv" > "$tmp/sweep_ref.gp"
   # the automatic BOUNDARY of this matrix, from the memory CSV when there is one
   auto=""
   if [ -f "$mem" ]; then
@@ -263,14 +263,14 @@ EOF
   gnuplot "$tmp/sweep.gp"
   echo "plot-benchmarks: $out/boundary_sweep_h200.png"
 else
-  echo "plot-benchmarks: no $run/sweep_32768.csv: boundary_sweep_h200.png skipped"
+  echo "plot-benchmarks: no $run/boundary-sweep.csv: boundary_sweep_h200.png skipped"
 fi
 
-# ---- (d) end-to-end eigensolves (tools/device/device-eigen.sh, eigen_h2o.csv) --------
+# ---- (d) end-to-end eigensolves (tools/device/device-eigen.sh, eigen-h2o.csv) --------
 # EPSSolve wall time of each configuration (the format set up on the device is
 # inside it), from the labels 'space_solver_type' that device-eigen.sh writes.
 # Two panels: Krylov-Schur (ISYM sector and full space), LOBPCG (block 8 and 16).
-if [ -f "$run/eigen_h2o.csv" ]; then
+if [ -f "$run/eigen-h2o.csv" ]; then
   awk -F, -v ks="$tmp/eig_ks.dat" -v lob="$tmp/eig_lob.dat" '
     # the median of the runs of a label (repeated GPU runs: GPUMATS_EIGEN_REPEAT)
     function value(key,    i, j, m, x, v) {
@@ -298,7 +298,7 @@ if [ -f "$run/eigen_h2o.csv" ]; then
         for (j = 1; j <= 4; j++) printf " %s", value("isym_lobpcg" bs[g] "_" lob_types[j]) > lob;
         printf "\n" > lob;
       }
-    }' "$run/eigen_h2o.csv"
+    }' "$run/eigen-h2o.csv"
   cat > "$tmp/eig.gp" <<EOF
 set terminal pngcairo size 1700,760 font '$font'
 set output '$out/eigen_h2o_h200.png'
@@ -334,7 +334,7 @@ EOF
   gnuplot "$tmp/eig.gp"
   echo "plot-benchmarks: $out/eigen_h2o_h200.png"
 else
-  echo "plot-benchmarks: no $run/eigen_h2o.csv (tools/device/device-eigen.sh): eigen_h2o_h200.png skipped"
+  echo "plot-benchmarks: no $run/eigen-h2o.csv (tools/device/device-eigen.sh): eigen_h2o_h200.png skipped"
 fi
 
 # ---- (c) memory of the formats relative to CSR (ci_memory -csv) -------------

@@ -6,12 +6,12 @@
 #
 #   sh benchmarks/scripts/plot-dmda.sh [CSV] [PNG]
 #
-#   CSV  dmda.csv (default benchmarks/h100-2026-11-25-dmda-sor/dmda.csv)
-#   PNG  default benchmarks/dmda_h100.png.  Installs gnuplot if missing.
+#   CSV  dmda.csv (default benchmarks/results/dmda.csv)
+#   PNG  default benchmarks/results/dmda_h100.png.  Installs gnuplot if missing.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
-csv=${1:-$root/benchmarks/h100-2026-11-25-dmda-sor/dmda.csv}
-png=${2:-$root/benchmarks/dmda_h100.png}
+csv=${1:-$root/benchmarks/results/dmda.csv}
+png=${2:-$root/benchmarks/results/dmda_h100.png}
 . "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM

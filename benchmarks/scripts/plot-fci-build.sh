@@ -1,10 +1,10 @@
 #!/bin/sh
 # Draws where the time of the CI main job goes, from the CSV of tools/device/device-fci-build.sh.
 #
-#   sh benchmarks/scripts/plot-fci-build.sh [RUN_DIR] [OUT_DIR]
+#   sh benchmarks/scripts/plot-fci-build.sh [CSV] [OUT_DIR]
 #
-#   RUN_DIR  fci_build.csv (default benchmarks/h200-2026-11-24-fci-build)
-#   OUT_DIR  where the PNG goes (default benchmarks)
+#   CSV      fci_build.csv of tools/device/device-fci-build.sh (default benchmarks/results/fci-build.csv)
+#   OUT_DIR  where the PNG goes (default benchmarks/results)
 #
 # Writes OUT_DIR/fci_build_h200.png: for each space (ISYM sector, full) and each way of running
 # it, stacked seconds: the Hamiltonian build, the format build + upload (cihybrid; aijcusparse
@@ -12,14 +12,14 @@
 # Installs gnuplot if missing.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
-run=${1:-$root/benchmarks/h200-2026-11-24-fci-build}
-out=${2:-$root/benchmarks}
+csv=${1:-$root/benchmarks/results/fci-build.csv}
+out=${2:-$root/benchmarks/results}
 . "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # label total build format rest, then the run of median total for each label, in the CSV's order
-awk -F, 'NR > 1 { printf "%s %.4f %.4f %.4f %.4f %d\n", $1, $7 + $8, $7, $13, $8 - $13, NR }' "$run/fci_build.csv" |
+awk -F, 'NR > 1 { printf "%s %.4f %.4f %.4f %.4f %d\n", $1, $7 + $8, $7, $13, $8 - $13, NR }' "$csv" |
   sort -k1,1 -k2,2n > "$tmp/runs"
 awk '{ n[$1]++; line[$1, n[$1]] = $0; if (!($1 in first) || $6 < first[$1]) first[$1] = $6 }
   END { for (l in n) print first[l], line[l, int((n[l] + 1) / 2)] }' "$tmp/runs" | sort -n |

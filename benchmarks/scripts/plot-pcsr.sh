@@ -2,10 +2,11 @@
 # Draws the PCSR benchmark figures from the CSVs of benchmarks/scripts/device-bench-pcsr.sh and
 # benchmarks/scripts/device-bench-pcsr-mpi.sh.
 #
-#   sh benchmarks/scripts/plot-pcsr.sh [RUN_DIR] [OUT_DIR]
+#   sh benchmarks/scripts/plot-pcsr.sh [SPMV_CSV] [MPI_CSV] [OUT_DIR]
 #
-#   RUN_DIR  bench_pcsr.csv and bench_pcsr_mpi.csv (default benchmarks/h200-2026-11-22-pcsr)
-#   OUT_DIR  where the PNGs go (default benchmarks)
+#   SPMV_CSV  bench_pcsr.csv (default benchmarks/results/pcsr-spmv.csv)
+#   MPI_CSV   bench_pcsr_mpi.csv (default benchmarks/results/pcsr-two-gpus.csv)
+#   OUT_DIR   where the PNGs go (default benchmarks/results)
 #
 # Writes OUT_DIR/pcsr_spmv_h200.png (speed of every PCSR kernel and of PETSc's
 # aijcusparse relative to cuSPARSE CSR ALG1, per matrix, log scale) and
@@ -13,8 +14,9 @@
 # and without the communication).  Installs gnuplot (Debian gnuplot-nox) if missing.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
-run=${1:-$root/benchmarks/h200-2026-11-22-pcsr}
-out=${2:-$root/benchmarks}
+spmv=${1:-$root/benchmarks/results/pcsr-spmv.csv}
+mpi=${2:-$root/benchmarks/results/pcsr-two-gpus.csv}
+out=${3:-$root/benchmarks/results}
 . "$root/benchmarks/scripts/need-gnuplot.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -24,7 +26,7 @@ awk -F, 'NR > 1 && $8 == "spmv" { t[$1 "," $9] = $12; if (!($1 in seen)) { seen[
   END { for (i = 0; i < n; i++) { m = order[i]; a = t[m ",cusparse_csr_alg1"]; name = m; sub(/:.*/, "", name);
         if (m ~ /:/) { s = m; sub(/^[^:]*:/, "", s); name = name "\\n" s }
         printf "\"%s\" %g %g %g %g %g\n", name, a / t[m ",pcsr_paper"], a / t[m ",pcsr_fused"], a / t[m ",pcsr_vector"], a / t[m ",pcsr_adaptive"], a / t[m ",petsc_seqaijcusparse"] } }' \
-  "$run/bench_pcsr.csv" > "$tmp/spmv.dat"
+  "$spmv" > "$tmp/spmv.dat"
 gnuplot <<GP
 set terminal pngcairo size 1400,560 font "sans,10" noenhanced
 set bmargin 4
@@ -45,7 +47,7 @@ GP
 # efficiency per matrix: PCSR-I and PCSR-II, without and with communication
 awk -F, 'NR > 1 { e[$1 "," $5 "," $6] = 100 * $11; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
   END { for (i = 0; i < n; i++) { m = order[i]; printf "\"%s\" %g %g %g %g\n", m, e[m ",rows,no"], e[m ",nnz,no"], e[m ",rows,yes"], e[m ",nnz,yes"] } }' \
-  "$run/bench_pcsr_mpi.csv" > "$tmp/mpi.dat"
+  "$mpi" > "$tmp/mpi.dat"
 gnuplot <<GP
 set terminal pngcairo size 1400,520 font "sans,10" noenhanced
 set bmargin 5
