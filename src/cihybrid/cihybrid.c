@@ -61,7 +61,7 @@ static PetscErrorCode MatDuplicate_SeqAIJCIHybrid(Mat A, MatDuplicateOption op, 
   PetscCall((*h->shadow.parent.duplicate)(A, op, B));
   PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
   PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(*B, &s));
-  PetscCall(GpuMatsShadowSetBackend(*B, h->shadow.backend));
+  PetscCall(GpuMatsFormatSetBackend(*B, h->shadow.base.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,7 +19,7 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
 
   PetscFunctionBegin;
   PetscCall(CIHybridDeviceCOODestroy(&h->coo));
-  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &uses));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.base.backend, &uses));
   if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, place, &nnz, &jmap, &perm, &mapped));
   if (mapped) PetscCall(CIHybridDeviceCOOCreate((int32_t)A->rmap->n, (int32_t)nnz, jmap, perm, &h->coo)); /* takes jmap and perm (either may be NULL) */

@@ -41,7 +41,7 @@ PetscErrorCode CIHybridDeviceOnly_GetDiagonal(Mat A, Vec v)
   GpuMatsDeviceVec    dv;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsVecGetDeviceArray(v, GPUMATS_WRITE, &h->shadow.stage_y, &dv));
+  PetscCall(GpuMatsVecGetDeviceArray(v, GPUMATS_WRITE, &h->shadow.base.stage_y, &dv));
   PetscCall(CIHybridDeviceGetDiagonal(h->dev, dv.device));
   PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -73,7 +73,7 @@ PetscErrorCode CIHybridDeviceOnly_DiagonalSet(Mat A, Vec d, InsertMode mode)
     PetscCall((*A->ops->diagonalset)(A, d, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(GpuMatsVecGetDeviceArray(d, GPUMATS_READ, &h->shadow.stage_x, &dv));
+  PetscCall(GpuMatsVecGetDeviceArray(d, GPUMATS_READ, &h->shadow.base.stage_x, &dv));
   PetscCall(CIHybridDeviceSetDiagonal(h->dev, dv.device, mode == ADD_VALUES ? PETSC_TRUE : PETSC_FALSE));
   PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -289,7 +289,7 @@ PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat A, MatDuplicateOption op, Mat *B
   PetscCall(MatSetType(D, MATSEQAIJCIHYBRID));
   PetscCall(MatCIHybridGetSettings_SeqAIJCIHybrid(A, &s));
   PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(D, &s));
-  PetscCall(GpuMatsShadowSetBackend(D, h->shadow.backend));
+  PetscCall(GpuMatsFormatSetBackend(D, h->shadow.base.backend));
   PetscCall(MatSeqAIJSetPreallocation(D, 0, NULL));
   PetscCall(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));

@@ -232,7 +232,7 @@ PetscErrorCode CIHybridBecomeDeviceOnly(Mat A)
 
   PetscFunctionBegin;
   PetscCall(GpuMatsShadowMarkCurrentAhead(A, &h->shadow, 0));
-  h->shadow.nnz   = h->fmt.nnz;
+  h->shadow.base.nnz   = h->fmt.nnz;
   h->host_current = PETSC_FALSE;
   h->device_only  = PETSC_TRUE;
   h->host_ops     = *A->ops;
@@ -259,7 +259,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
-  PetscCall(CIHybridDeviceAssemblyCheck(A, h->shadow.backend, h->settings.split, rows));
+  PetscCall(CIHybridDeviceAssemblyCheck(A, h->shadow.base.backend, h->settings.split, rows));
 #if GPUMATS_HAVE_CUDA
   {
     const PetscInt         m = A->rmap->n;

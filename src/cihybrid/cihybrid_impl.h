@@ -41,7 +41,7 @@ typedef struct {
 } Mat_SeqAIJCIHybrid;
 
 
-PETSC_INTERN const GpuMatsShadowOps CIHybridShadowOps;
+PETSC_INTERN const GpuMatsFormatOps CIHybridShadowOps;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);

@@ -112,7 +112,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscBool           skipped;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.base.backend, on_device));
   if (h->device_only) { /* built on the device: current there; the host side needs the host copy */
     if (*on_device) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(CIHybridMakeHostCopy(A, "products on the host (no device, -mat_gpumats_backend host or MatBindToCPU)"));
@@ -137,7 +137,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     h->host_current          = PETSC_FALSE;
     h->shadow.device_current = PETSC_FALSE;
     PetscCall(GpuMatsShadowMarkCurrent(A, &h->shadow));
-    h->shadow.nnz = h->fmt.nnz;
+    h->shadow.base.nnz = h->fmt.nnz;
   }
 #if GPUMATS_HAVE_CUDA
   if (*on_device) {
@@ -263,7 +263,7 @@ static PetscErrorCode CIHybridValuesDownloadOp(Mat A)
 }
 #endif
 
-const GpuMatsShadowOps CIHybridShadowOps = {
+const GpuMatsFormatOps CIHybridShadowOps = {
   MatCIHybridUpdate_SeqAIJCIHybrid, CIHybridMultHostOp, CIHybridSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
   CIHybridMultDeviceOp, CIHybridSpMMDeviceOp, CIHybridValuesDeviceOp, CIHybridValuesDownloadOp,

@@ -131,7 +131,7 @@ PetscErrorCode MatCIHybridView_Info(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatCIHybridGetInfo_SeqAIJCIHybrid(A, &info));
-  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.backend, &on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.base.backend, &on_device));
   /* the paper's memory formula: N*W*(val+idx) for ELLPACK, nnz_csr*(val+idx) + (N+1)*idx for CSR */
   ell_bytes = m * info.width * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t));
   csr_bytes = info.nnz_csr * (PetscInt64)(sizeof(PetscScalar) + sizeof(int32_t)) + (m + 1) * (PetscInt64)sizeof(int32_t);
@@ -194,7 +194,7 @@ PetscErrorCode CIHybridSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
   PetscOptionsHeadBegin(PetscOptionsObject, "CIHYBRID matrix options");
   if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscStrncpy(text, "auto", sizeof(text)));
   else PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, boundary));
-  PetscCall(PetscOptionsString("-mat_cihybrid_boundary", "ELLPACK width: nonzeros per row (split entries) or first column outside (split columns) kept in ELLPACK, or auto", "MatCIHybridSetBoundary", text, text, sizeof(text), &set));
+  PetscCall(PetscOptionsString("-mat_cihybrid_boundary", "ELLPACK width: nonzeros per row kept in ELLPACK (split entries) or the first column kept in CSR (split columns); auto: the fewest bytes moved a product (entries), a tenth of the columns (columns)", "MatCIHybridSetBoundary", text, text, sizeof(text), &set));
   if (set) {
     PetscCall(CIHybridParseBoundary(A, text, &boundary));
     PetscCall(MatCIHybridSetBoundary(A, boundary));
@@ -215,8 +215,6 @@ PetscErrorCode MatSetFromOptions_SeqAIJCIHybrid(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   if (h->shadow.parent.setfromoptions) PetscCall((*h->shadow.parent.setfromoptions)(A, PetscOptionsObject));
-  PetscCall(CIHybridSetFromOptions(A, PetscOptionsObject));
-  PetscCall(GpuMatsBackendFromOptions(&h->shadow.backend, PetscOptionsObject));
-  PetscCall(GpuMatsShadowSetBackend(A, h->shadow.backend));
+  PetscCall(GpuMatsShadowSetFromOptions(A, "SeqAIJCIHybrid options", CIHybridSetFromOptions));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -21,7 +21,7 @@ static PetscErrorCode CIHybridConvertBlock(Mat B, const void *settings, GpuMatsB
     }
     PetscCall(MatCIHybridApplySettings_SeqAIJCIHybrid(B, &s));
   }
-  PetscCall(GpuMatsShadowSetBackend(B, backend));
+  PetscCall(GpuMatsFormatSetBackend(B, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -54,7 +54,7 @@ PetscErrorCode GpuMatsBackendFromOptions(GpuMatsBackend *backend, GPUMATS_OPTION
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "gpumats options");
-  PetscCall(PetscOptionsEnum("-mat_gpumats_backend", "Where products run", "MatGpuMatsSetBackend", GpuMatsBackends, value, &value, NULL));
+  PetscCall(PetscOptionsEnum("-mat_gpumats_backend", "Where products run: auto (the GPU where gpumats was built with CUDA and a device can be used, else the host; -info says why), host, cuda (a missing device is an error)", "MatGpuMatsSetBackend", GpuMatsBackends, value, &value, NULL));
   PetscOptionsHeadEnd();
   *backend = (GpuMatsBackend)value;
   PetscFunctionReturn(PETSC_SUCCESS);

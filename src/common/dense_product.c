@@ -120,18 +120,18 @@ static PetscErrorCode GpuMatsDenseRestoreDeviceArray(GpuMatsDeviceDense *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode GpuMatsShadowSpMMDevice(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
+static PetscErrorCode GpuMatsFormatSpMMDevice(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
 {
-  GpuMatsShadow     *s = GpuMatsShadowOf(A);
+  GpuMatsFormat     *f = GpuMatsFormatOf(A);
   GpuMatsDeviceDense db, dc;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsDenseGetDeviceArray(B, GPUMATS_READ, &s->stage_x, &db));
-  PetscCall(GpuMatsDenseGetDeviceArray(C, add ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &s->stage_y, &dc));
+  PetscCall(GpuMatsDenseGetDeviceArray(B, GPUMATS_READ, &f->stage_x, &db));
+  PetscCall(GpuMatsDenseGetDeviceArray(C, add ? GPUMATS_READ_WRITE : GPUMATS_WRITE, &f->stage_y, &dc));
   #if defined(PETSC_HAVE_DEVICE)
   PetscCall(PetscLogGpuTimeBegin());
   #endif
-  PetscCall((*s->ops->spmm_device)(A, B->cmap->n, db.device, db.ld, add, dc.device, dc.ld));
+  PetscCall((*f->ops->spmm_device)(A, B->cmap->n, db.device, db.ld, add, dc.device, dc.ld));
   #if defined(PETSC_HAVE_DEVICE)
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
@@ -144,9 +144,9 @@ static PetscErrorCode GpuMatsShadowSpMMDevice(Mat A, Mat B, Mat C, PetscBool add
 }
 #endif
 
-static PetscErrorCode GpuMatsShadowSpMMHost(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
+static PetscErrorCode GpuMatsFormatSpMMHost(Mat A, Mat B, Mat C, PetscBool add, PetscLogDouble flops)
 {
-  GpuMatsShadow      *s = GpuMatsShadowOf(A);
+  GpuMatsFormat      *f = GpuMatsFormatOf(A);
   const PetscScalar  *b;
   PetscScalar        *c;
   PetscInt            ldb, ldc;
@@ -157,7 +157,7 @@ static PetscErrorCode GpuMatsShadowSpMMHost(Mat A, Mat B, Mat C, PetscBool add, 
   PetscCall(MatDenseGetArrayRead(B, &b));
   if (add) PetscCall(MatDenseGetArray(C, &c));
   else PetscCall(MatDenseGetArrayWrite(C, &c));
-  PetscCall((*s->ops->spmm_host)(A, B->cmap->n, b, ldb, add, c, ldc));
+  PetscCall((*f->ops->spmm_host)(A, B->cmap->n, b, ldb, add, c, ldc));
   if (add) PetscCall(MatDenseRestoreArray(C, &c));
   else PetscCall(MatDenseRestoreArrayWrite(C, &c));
   PetscCall(MatDenseRestoreArrayRead(B, &b));
@@ -168,23 +168,23 @@ static PetscErrorCode GpuMatsShadowSpMMHost(Mat A, Mat B, Mat C, PetscBool add, 
 /* C = A B (+ C when add) for a shadow-format A and sequential dense B, C
    (host or CUDA, any leading dimensions), on the backend of A's multiplies.
    Also the block product of the MPI types. */
-PetscErrorCode GpuMatsShadowSpMM(Mat A, Mat B, Mat C, PetscBool add)
+PetscErrorCode GpuMatsFormatSpMM(Mat A, Mat B, Mat C, PetscBool add)
 {
-  GpuMatsShadow     *s = GpuMatsShadowOf(A);
+  GpuMatsFormat     *f = GpuMatsFormatOf(A);
   PetscBool           on_device;
   PetscLogDouble      flops;
 
   PetscFunctionBegin;
   PetscCheck(B->rmap->n == A->cmap->n && C->rmap->n == A->rmap->n && C->cmap->n == B->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "C (%" PetscInt_FMT " x %" PetscInt_FMT ") = A (%" PetscInt_FMT " x %" PetscInt_FMT ") B (%" PetscInt_FMT " x %" PetscInt_FMT "): sizes do not match", C->rmap->n, C->cmap->n, A->rmap->n, A->cmap->n, B->rmap->n, B->cmap->n);
-  PetscCall((*s->ops->update)(A, &on_device)); /* first, on every rank: the first device probe is collective */
+  PetscCall((*f->ops->update)(A, &on_device)); /* first, on every rank: the first device probe is collective */
   if (!A->rmap->n || !B->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (add && !s->nnz) PetscFunctionReturn(PETSC_SUCCESS); /* e.g. the off-diagonal block on one rank: spare the staging */
-  flops = 2.0 * (PetscLogDouble)s->nnz * (PetscLogDouble)B->cmap->n;
+  if (add && !f->nnz) PetscFunctionReturn(PETSC_SUCCESS); /* e.g. the off-diagonal block on one rank: spare the staging */
+  flops = 2.0 * (PetscLogDouble)f->nnz * (PetscLogDouble)B->cmap->n;
   if (on_device) {
 #if GPUMATS_HAVE_CUDA
-    PetscCall(GpuMatsShadowSpMMDevice(A, B, C, add, flops));
+    PetscCall(GpuMatsFormatSpMMDevice(A, B, C, add, flops));
 #endif
-  } else PetscCall(GpuMatsShadowSpMMHost(A, B, C, add, flops));
+  } else PetscCall(GpuMatsFormatSpMMHost(A, B, C, add, flops));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -223,30 +223,30 @@ PetscErrorCode GpuMatsProductSetUpDense(Mat C, PetscErrorCode (*symbolic)(Mat))
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductNumeric_SeqAIJShadow_SeqDense(Mat C)
+static PetscErrorCode MatProductNumeric_GpuMatsFormat_SeqDense(Mat C)
 {
   Mat_Product *product = C->product;
 
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  PetscCall(GpuMatsShadowSpMM(product->A, product->B, C, PETSC_FALSE));
+  PetscCall(GpuMatsFormatSpMM(product->A, product->B, C, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductSymbolic_SeqAIJShadow_SeqDense(Mat C)
+static PetscErrorCode MatProductSymbolic_GpuMatsFormat_SeqDense(Mat C)
 {
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  PetscCall(GpuMatsProductSetUpDense(C, MatProductSymbolic_SeqAIJShadow_SeqDense));
-  C->ops->productnumeric = MatProductNumeric_SeqAIJShadow_SeqDense;
+  PetscCall(GpuMatsProductSetUpDense(C, MatProductSymbolic_GpuMatsFormat_SeqDense));
+  C->ops->productnumeric = MatProductNumeric_GpuMatsFormat_SeqDense;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat C)
+PetscErrorCode MatProductSetFromOptions_GpuMatsFormat_SeqDense(Mat C)
 {
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
-  if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_SeqAIJShadow_SeqDense;
+  if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_GpuMatsFormat_SeqDense;
   else {
     PetscBool aij;
 

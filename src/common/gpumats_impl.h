@@ -38,11 +38,20 @@ typedef struct {
   Mat                X;
 } GpuMatsValuesChange;
 
-/* What a format gives the common machinery: how to bring its copy up to date and
-   how to multiply with it on either side.  y0 may be NULL or equal y; B and C are
-   column-major with leading dimensions ldb and ldc.  values_device (may be NULL) makes a
-   change on the current device copy; *done false: it could not (the copy is uploaded again
-   at the next product). */
+/* ---- the contract of a format's context ----
+   A format's sequential type keeps its context in A->spptr, a struct whose first member is a
+   GpuMatsFormat: the four multiplies, the dense products, the backend setters and BindToCPU of
+   common/format_ops.c and dense_product.c read only that member, through GpuMatsFormatOf().  The
+   format fills 'ops' and keeps 'nnz' (the stored entries, for the flop counts) current in its
+   update; common owns 'backend' and the stages.  GpuMatsInstallMultiplies() puts the multiplies
+   on a matrix, GpuMatsUninstallMultiplies() frees the stages.  A format that is a copy of a host
+   AIJ (pcsr, cihybrid) starts its context with a GpuMatsShadow instead, whose first member is the
+   GpuMatsFormat; a type of its own (diag) starts it with the GpuMatsFormat itself. */
+
+/* What a format gives the multiplies: how to bring its copy up to date and how to multiply with
+   it on either side.  y0 may be NULL or equal y; B and C are column-major with leading dimensions
+   ldb and ldc.  values_device (may be NULL) makes a change on the current device copy; *done
+   false: it could not (the copy is uploaded again at the next product). */
 typedef struct {
   PetscErrorCode (*update)(Mat, PetscBool *on_device);
   PetscErrorCode (*mult_host)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
@@ -50,29 +59,36 @@ typedef struct {
 #if GPUMATS_HAVE_CUDA
   PetscErrorCode (*mult_device)(Mat, PetscBool transpose, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
   PetscErrorCode (*spmm_device)(Mat, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+  /* for the shadows only (NULL otherwise): a change of values on the device copy
+     (common/shadow_values.c); the values of the device copy into the host AIJ's value array
+     (AIJ's order) after the device copy ran ahead (common/shadow_ahead.c), NULL where a format
+     never runs ahead */
   PetscErrorCode (*values_device)(Mat, const GpuMatsValuesChange *, PetscBool *done);
-  /* the values of the device copy into the host AIJ's value array (AIJ's order): the device
-     copy ran ahead (common/shadow_ahead.c); NULL where a format never runs ahead */
   PetscErrorCode (*values_download)(Mat);
 #endif
-} GpuMatsShadowOps;
+} GpuMatsFormatOps;
 
-/* The first member of every format's context (A->spptr).  The diag type, which is
-   not an AIJ shadow, uses it for the multiplies only (parent and the state fields
-   unused). */
 typedef struct {
-  struct _MatOps          parent;       /* AIJ's ops as they were before the format took over */
-  const GpuMatsShadowOps *ops;
-  PetscBool               built;        /* explicit: a state of 0 is a valid state */
-  PetscObjectState        state;        /* object state at the last build or refresh */
-  PetscObjectState        nonzerostate; /* A->nonzerostate at the last structural build */
-  PetscInt                nrows, ncols;
-  PetscInt64              nnz;            /* of the format as last built, for the flop counts */
-  PetscBool               device_current; /* the device copy holds the values of 'state' */
+  const GpuMatsFormatOps *ops;
+  PetscInt64              nnz; /* of the format as last built, for the flop counts */
   GpuMatsBackend          backend;
 #if GPUMATS_HAVE_CUDA
   GpuMatsStage stage_x, stage_y, stage_z; /* host vectors and dense blocks on their way to the device */
 #endif
+} GpuMatsFormat;
+
+#define GpuMatsFormatOf(A) ((GpuMatsFormat *)(A)->spptr)
+
+/* The first member of a shadow format's context: the format's part, then what keeps the copy
+   in step with the host AIJ. */
+typedef struct {
+  GpuMatsFormat    base;         /* first: GpuMatsFormatOf() reads it */
+  struct _MatOps   parent;       /* AIJ's ops as they were before the format took over */
+  PetscBool        built;        /* explicit: a state of 0 is a valid state */
+  PetscObjectState state;        /* object state at the last build or refresh */
+  PetscObjectState nonzerostate; /* A->nonzerostate at the last structural build */
+  PetscInt         nrows, ncols;
+  PetscBool        device_current; /* the device copy holds the values of 'state' */
   /* the device copy ahead of the host AIJ (common/shadow_ahead.c) */
   PetscBool      ahead;        /* the host AIJ's values are older than the device copy's */
   PetscBool      host_readers; /* a factor or a sparse product reads the host AIJ unseen: never ahead */
@@ -91,7 +107,7 @@ PETSC_INTERN PetscErrorCode GpuMatsConvertTarget(Mat, MatReuse, Mat *, Mat *);
 /* A MATSEQAIJ B becomes the shadow type 'seqtype': B->spptr (whose first member is the
    GpuMatsShadow) must be set; installs the multiplies, the backend and dense-product
    functions, BindToCPU.  Uninstall undoes it (the caller frees its context after). */
-PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsShadowOps *, const char *seqtype);
+PETSC_INTERN PetscErrorCode GpuMatsShadowInstall(Mat, const GpuMatsFormatOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
 /* AIJ's MatAXPY on the host master, and on the device copy too where the format can
    (common/shadow_values.c; installed by GpuMatsShadowInstall, for types that wrap AXPY) */
@@ -99,15 +115,16 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowAXPY(Mat, PetscScalar, Mat, MatStructur
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstallValueOps(Mat);
 /* What Install does but saving the parent's ops: the multiplies, backend, dense
    product and BindToCPU of a type of its own whose spptr starts with a GpuMatsShadow. */
-PETSC_INTERN PetscErrorCode GpuMatsInstallMultiplies(Mat, const GpuMatsShadowOps *, const char *seqtype);
+PETSC_INTERN PetscErrorCode GpuMatsInstallMultiplies(Mat, const GpuMatsFormatOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsUninstallMultiplies(Mat, const char *seqtype);
-PETSC_INTERN PetscErrorCode GpuMatsShadowSetBackend(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode GpuMatsFormatSetBackend(Mat, GpuMatsBackend);
+PETSC_INTERN PetscErrorCode GpuMatsShadowSetFromOptions(Mat, const char *title, PetscErrorCode (*own)(Mat, GPUMATS_OPTIONS_ARG));
 PETSC_INTERN PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode GpuMatsBecomeAIJ(Mat, MatType);
-PETSC_INTERN PetscErrorCode GpuMatsShadowLogFlops(PetscBool on_device, PetscLogDouble);
+PETSC_INTERN PetscErrorCode GpuMatsLogFlops(PetscBool on_device, PetscLogDouble);
 /* C = A B (+ C when add) for a shadow A and sequential dense B, C (host or CUDA, any
    leading dimensions), on the backend of A's multiplies. */
-PETSC_INTERN PetscErrorCode GpuMatsShadowSpMM(Mat, Mat, Mat, PetscBool);
+PETSC_INTERN PetscErrorCode GpuMatsFormatSpMM(Mat, Mat, Mat, PetscBool);
 
 /* The device copy ahead of the host AIJ (common/shadow_ahead.c).  Begin: A's values are newer on
    the device (MatSetValuesCOO from device memory), the host AIJ follows when a host operation
@@ -182,7 +199,7 @@ PETSC_INTERN PetscErrorCode GpuMatsRegisterTwinFactors(MatType seqtype, PetscErr
 PETSC_INTERN PetscErrorCode GpuMatsDenseIsCUDA(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode GpuMatsProductSetFromOptions_Parent(Mat, const char *);
 PETSC_INTERN PetscErrorCode GpuMatsProductSetUpDense(Mat, PetscErrorCode (*)(Mat));
-PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqAIJShadow_SeqDense(Mat);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GpuMatsFormat_SeqDense(Mat);
 
 /* ---- backend ---- */
 PETSC_INTERN const char *const GpuMatsBackends[];

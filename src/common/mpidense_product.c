@@ -140,11 +140,11 @@ static PetscErrorCode MatProductNumeric_MPIAIJShadow_MPIDense(Mat C)
   PetscCall(MPIShadowDenseGetArray(root, PETSC_FALSE, &rootmtype, &rootdata));
   PetscCall(MPIShadowDenseGetArray(p->ghost, PETSC_TRUE, &leafmtype, &leafdata));
   PetscCall(PetscSFBcastWithMemTypeBegin(p->sf, MPIU_SCALAR, rootmtype, rootdata, leafmtype, leafdata, MPI_REPLACE));
-  PetscCall(GpuMatsShadowSpMM(Ad, Blocal, Clocal, PETSC_FALSE));
+  PetscCall(GpuMatsFormatSpMM(Ad, Blocal, Clocal, PETSC_FALSE));
   PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, rootdata, leafdata, MPI_REPLACE));
   PetscCall(MPIShadowDenseRestoreArray(p->ghost, PETSC_TRUE, leafmtype, &leafdata));
   PetscCall(MPIShadowDenseRestoreArray(root, PETSC_FALSE, rootmtype, &rootdata));
-  PetscCall(GpuMatsShadowSpMM(Ao, p->ghost, Clocal, PETSC_TRUE));
+  PetscCall(GpuMatsFormatSpMM(Ao, p->ghost, Clocal, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,66 +1,71 @@
-/* State tracking of a format that shadows the host AIJ. */
+/* A format that shadows the host AIJ (pcsr, cihybrid): installing it on a MATSEQAIJ and taking it
+   off, its creation and options.  Its state: shadow_state.c. */
 #include "common/gpumats_impl.h"
+#include "common/gpumats_coo.h"
 
-/* What must be redone before the format can be used. */
-PetscErrorCode GpuMatsShadowCheck(Mat A, const GpuMatsShadow *s, GpuMatsShadowChange *change)
+PetscErrorCode GpuMatsShadowInstall(Mat B, const GpuMatsFormatOps *ops, const char *seqtype)
 {
-  PetscObjectState state;
+  GpuMatsShadow *s = GpuMatsShadowOf(B);
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (!s->built || s->nonzerostate != A->nonzerostate || s->nrows != A->rmap->n || s->ncols != A->cmap->n) *change = GPUMATS_SHADOW_STRUCTURE;
-  else if (s->state != state) *change = GPUMATS_SHADOW_VALUES;
-  else *change = GPUMATS_SHADOW_CURRENT;
+  s->parent = *B->ops;
+  s->built  = PETSC_FALSE;
+  PetscCall(GpuMatsInstallMultiplies(B, ops, seqtype));
+  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_TRUE));                /* AIJ's COO, wrapped: common/coo_aij.c */
+  PetscCall(GpuMatsShadowInstallValueOps(B));                    /* value changes the device copy follows */
+  PetscCall(GpuMatsShadowInstallHostReaders(B, seqtype, PETSC_TRUE)); /* what reads the host AIJ unseen: shadow_ahead.c */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsShadowMarkCurrent(Mat A, GpuMatsShadow *s)
+PetscErrorCode GpuMatsShadowUninstall(Mat B, const char *seqtype)
 {
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &s->state));
-  s->nonzerostate = A->nonzerostate;
-  s->nrows        = A->rmap->n;
-  s->ncols        = A->cmap->n;
-  s->built        = PETSC_TRUE;
+  PetscCall(GpuMatsShadowAheadDrop(B)); /* destroyed, or converted after a sync */
+  PetscCall(GpuMatsUninstallMultiplies(B, seqtype));
+  PetscCall(GpuMatsCOOComposeAIJ(B, PETSC_FALSE));
+  PetscCall(GpuMatsShadowInstallHostReaders(B, seqtype, PETSC_FALSE));
+  *B->ops = GpuMatsShadowOf(B)->parent;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The device copy already holds the values A will have after 'raises' more state increases
-   (those the interface function makes after the op that changed them on both copies). */
-PetscErrorCode GpuMatsShadowMarkCurrentAhead(Mat A, GpuMatsShadow *s, PetscInt raises)
+/* A sequential shadow type's MatSetFromOptions after AIJ's: the format's options ('own') and the
+   backend in an options block titled 'title'.  -help shows each title once a run, and
+   MatCreate_SeqAIJ's -mat_seqaij_type block has shown MatSetFromOptions's title already: under
+   it, these options would not be shown at all. */
+PetscErrorCode GpuMatsShadowSetFromOptions(Mat A, const char *title, PetscErrorCode (*own)(Mat, GPUMATS_OPTIONS_ARG))
 {
+  GpuMatsFormat *f = GpuMatsFormatOf(A);
+
   PetscFunctionBegin;
-  PetscCall(GpuMatsShadowMarkCurrent(A, s));
-  s->state += raises;
-  s->device_current = PETSC_TRUE;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, title, "Mat");
+  PetscCall((*own)(A, PetscOptionsObject));
+  PetscCall(GpuMatsBackendFromOptions(&f->backend, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscCall(GpuMatsFormatSetBackend(A, f->backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GpuMatsShadowSkipEmpty(Mat A, GpuMatsShadow *s, GpuMatsShadowChange change, PetscBool has_device_copy, PetscBool *skipped)
+/* A shadow type's MatCreateSeqAIJ<X>(): sizes, type, preallocation. */
+PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm comm, MatType type, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  *skipped = (PetscBool)(change == GPUMATS_SHADOW_VALUES && has_device_copy && !s->nnz);
-  if (*skipped) {
-    PetscCall(GpuMatsShadowMarkCurrent(A, s));
-    s->device_current = PETSC_TRUE;
-  }
+  PetscCheck(m >= 0 && n >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Creating a %s matrix: rows and columns must be nonnegative, not %" PetscInt_FMT " x %" PetscInt_FMT, type, m, n);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The matrix a MatConvert() to or from a shadow type changes: A itself
-   (MAT_INPLACE_MATRIX) or a copy of it (MAT_INITIAL_MATRIX). For
-   MAT_REUSE_MATRIX the values are copied into *newmat and *B is NULL:
-   nothing is left to convert. */
-PetscErrorCode GpuMatsConvertTarget(Mat A, MatReuse reuse, Mat *newmat, Mat *B)
+/* What a shadow type leaves when it converts back to plain AIJ ('aijtype', seq or MPI):
+   host vectors, bound to the CPU as MatCreate leaves an AIJ matrix, the AIJ name. */
+PetscErrorCode GpuMatsBecomeAIJ(Mat B, MatType aijtype)
 {
   PetscFunctionBegin;
-  *B = NULL;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
-  *B = *newmat;
+  PetscCall(MatSetVecType(B, VECSTANDARD));
+#if defined(PETSC_HAVE_DEVICE)
+  B->boundtocpu = PETSC_TRUE;
+#endif
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, aijtype));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

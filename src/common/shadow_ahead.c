@@ -37,12 +37,12 @@ PetscErrorCode GpuMatsShadowAheadSync(Mat A, const char *why)
   if (!s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscTime(&t0));
 #if GPUMATS_HAVE_CUDA
-  PetscCall((*s->ops->values_download)(A));
+  PetscCall((*s->base.ops->values_download)(A));
 #endif
   *A->ops  = s->ahead_saved;
   s->ahead = PETSC_FALSE;
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "%s: the host AIJ's %" PetscInt64_FMT " values brought up to date from the device copy for %s (%g s)\n", ((PetscObject)A)->type_name, s->nnz, why, t1 - t0));
+  PetscCall(PetscInfo(A, "%s: the host AIJ's %" PetscInt64_FMT " values brought up to date from the device copy for %s (%g s)\n", ((PetscObject)A)->type_name, s->base.nnz, why, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,7 +152,7 @@ PetscErrorCode GpuMatsShadowAheadBegin(Mat A, PetscBool *ahead)
   PetscFunctionBegin;
   *ahead = PETSC_FALSE;
 #if GPUMATS_HAVE_CUDA
-  if (s->host_readers || !s->ops->values_download) PetscFunctionReturn(PETSC_SUCCESS);
+  if (s->host_readers || !s->base.ops->values_download) PetscFunctionReturn(PETSC_SUCCESS);
   *ahead = PETSC_TRUE;
   if (s->ahead) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ShadowAheadInstall(A));
@@ -195,7 +195,7 @@ PetscErrorCode GpuMatsShadowMarkHostReaders(Mat M, const char *why)
 }
 
 /* A sparse product with a shadow operand: AIJ's, whose numeric phase reads the operands' host
-   arrays at every MatProductNumeric.  (With a dense B the composed functions of shadow_ops.c
+   arrays at every MatProductNumeric.  (With a dense B the composed functions of format_ops.c
    take the product instead.) */
 static PetscErrorCode MatProductSetFromOptions_SeqAIJShadow(Mat C)
 {

@@ -1,7 +1,7 @@
 /* Value changes of an AIJ shadow (pcsr, cihybrid) that its device copy follows: MatScale,
    MatShift, MatDiagonalSet, MatAXPY and MatCopy with the same pattern, MatZeroEntries.  AIJ
    makes the change on the host master, as before; when the device copy was current, the format
-   makes the same change there (values_device of its GpuMatsShadowOps) and the copy stays
+   makes the same change there (values_device of its GpuMatsFormatOps) and the copy stays
    current, so the next product uploads nothing instead of every value.
 
    The copy is marked current at the state the matrix will have when the interface function
@@ -21,8 +21,8 @@ static PetscErrorCode ShadowDeviceReady(Mat A, PetscBool *ready)
 
   PetscFunctionBegin;
   *ready = PETSC_FALSE;
-  if (!s->ops->values_device || !s->device_current) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsBackendUsesDevice(A, s->backend, &on_device));
+  if (!s->base.ops->values_device || !s->device_current) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GpuMatsBackendUsesDevice(A, s->base.backend, &on_device));
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsShadowCheck(A, s, &change));
   *ready = (PetscBool)(change == GPUMATS_SHADOW_CURRENT);
@@ -39,7 +39,7 @@ static PetscErrorCode ShadowDeviceFollow(Mat A, PetscBool ready, PetscObjectStat
 
   PetscFunctionBegin;
   if (!ready) PetscFunctionReturn(PETSC_SUCCESS);
-  if (s->state == before && s->nonzerostate == A->nonzerostate && s->device_current) PetscCall((*s->ops->values_device)(A, c, &done));
+  if (s->state == before && s->nonzerostate == A->nonzerostate && s->device_current) PetscCall((*s->base.ops->values_device)(A, c, &done));
   if (!done) {
     PetscCall(PetscInfo(A, "%s: %s on the host only: the values are uploaded again at the next product\n", ((PetscObject)A)->type_name, what));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -108,7 +108,7 @@ static PetscErrorCode MatDiagonalSet_SeqAIJShadow(Mat A, Vec D, InsertMode mode)
   PetscCall(ShadowDeviceReady(A, &ready));
   PetscCall((*s->parent.diagonalset)(A, D, mode));
   if (!ready) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsVecGetDeviceArray(D, GPUMATS_READ, &s->stage_x, &dv));
+  PetscCall(GpuMatsVecGetDeviceArray(D, GPUMATS_READ, &s->base.stage_x, &dv));
   c.d = dv.device;
   PetscCall(ShadowDeviceFollow(A, ready, before, &c, 1, "MatDiagonalSet"));
   PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
@@ -160,7 +160,7 @@ PetscErrorCode GpuMatsShadowInstallValueOps(Mat A)
 {
   PetscFunctionBegin;
 #if GPUMATS_HAVE_CUDA
-  if (!GpuMatsShadowOf(A)->ops->values_device) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!GpuMatsFormatOf(A)->ops->values_device) PetscFunctionReturn(PETSC_SUCCESS);
   A->ops->scale       = MatScale_SeqAIJShadow;
   A->ops->shift       = MatShift_SeqAIJShadow;
   A->ops->diagonalset = MatDiagonalSet_SeqAIJShadow;

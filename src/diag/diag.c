@@ -83,7 +83,7 @@ PetscErrorCode MatDiagValuesOnDevice_SeqDiag(Mat A, PetscBool *on)
   {
     Mat_SeqDiag *d = (Mat_SeqDiag *)A->spptr;
 
-    if (d->has_format && d->dev && d->values_at != DIAG_VALUES_HOST) PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, on));
+    if (d->has_format && d->dev && d->values_at != DIAG_VALUES_HOST) PetscCall(GpuMatsBackendUsesDevice(A, d->base.backend, on));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,7 +121,7 @@ PetscErrorCode MatDiagSetFormat_SeqDiag(Mat A, DiagFormat *fmt)
   d->fmt           = *fmt;
   d->has_format    = PETSC_TRUE;
   d->layout++;
-  d->shadow.nnz    = fmt->start[fmt->ndiag];
+  d->base.nnz    = fmt->start[fmt->ndiag];
   A->nonzerostate++;
   memset(fmt, 0, sizeof(*fmt));
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
@@ -380,7 +380,7 @@ static PetscErrorCode MatDuplicate_SeqDiag(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*B, ((PetscObject)A)->prefix));
   e           = (Mat_SeqDiag *)(*B)->spptr;
   e->settings = d->settings;
-  PetscCall(GpuMatsShadowSetBackend(*B, d->shadow.backend));
+  PetscCall(GpuMatsFormatSetBackend(*B, d->base.backend));
   if (!d->has_format) {
     PetscCall(MatDiagSetUpLayout_SeqDiag(*B));
     if (d->stage) PetscCall(DiagStageDuplicate(d->stage, (PetscBool)(op == MAT_COPY_VALUES), &e->stage));

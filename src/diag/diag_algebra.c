@@ -204,7 +204,7 @@ PetscErrorCode MatTranspose_SeqDiag(Mat A, MatReuse reuse, Mat *B)
     PetscCall(MatSetSizes(C, A->cmap->n, A->rmap->n, A->cmap->N, A->rmap->N));
     PetscCall(MatSetType(C, MATSEQDIAG));
     ((Mat_SeqDiag *)C->spptr)->settings = d->settings;
-    PetscCall(GpuMatsShadowSetBackend(C, d->shadow.backend));
+    PetscCall(GpuMatsFormatSetBackend(C, d->base.backend));
     PetscCall(PetscLayoutSetUp(C->rmap));
     PetscCall(PetscLayoutSetUp(C->cmap));
     C->preallocated = PETSC_TRUE;
@@ -220,7 +220,7 @@ PetscErrorCode MatTranspose_SeqDiag(Mat A, MatReuse reuse, Mat *B)
 PetscErrorCode MatBindToCPU_SeqDiag(Mat A, PetscBool flg)
 {
   PetscFunctionBegin;
-  PetscCall(GpuMatsSetDefaultVecType(A, flg ? GPUMATS_BACKEND_HOST : ((Mat_SeqDiag *)A->spptr)->shadow.backend));
+  PetscCall(GpuMatsSetDefaultVecType(A, flg ? GPUMATS_BACKEND_HOST : ((Mat_SeqDiag *)A->spptr)->base.backend));
   if (flg) PetscCall(MatDiagSyncHost_SeqDiag(A)); /* the host operations find the values there */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -193,7 +193,7 @@ PetscErrorCode MatAXPYGetPreallocation_SeqDiag(Mat Y, Mat X, Mat *B)
   PetscCall(MatSetType(*B, MATSEQDIAG));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*B, ((PetscObject)Y)->prefix));
   ((Mat_SeqDiag *)(*B)->spptr)->settings = dy->settings;
-  PetscCall(GpuMatsShadowSetBackend(*B, dy->shadow.backend));
+  PetscCall(GpuMatsFormatSetBackend(*B, dy->base.backend));
   PetscCall(PetscLayoutSetUp((*B)->rmap));
   PetscCall(PetscLayoutSetUp((*B)->cmap));
   (*B)->preallocated = PETSC_TRUE;

@@ -224,7 +224,7 @@ static PetscErrorCode DiagCOOFindSlots(Mat A, DiagCOO *c)
   {
     PetscBool uses;
 
-    PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, &uses));
+    PetscCall(GpuMatsBackendUsesDevice(A, d->base.backend, &uses));
     if (uses && c->split.nown <= INT32_MAX && c->split.n <= INT32_MAX && d->fmt.start[d->fmt.ndiag] < INT32_MAX) PetscCall(DiagCOODeviceMap(A, c));
   }
 #endif

@@ -50,7 +50,7 @@ typedef struct {
 #endif
 
 typedef struct {
-  GpuMatsShadow shadow; /* first: the common multiplies read it through A->spptr */
+  GpuMatsFormat base; /* first: the common multiplies read it (GpuMatsFormatOf) */
   DiagSettings  settings;
   DiagStage    *stage;      /* entries set until the first assembly (diag_assembly.c), else NULL */
   PetscInt     *where;      /* the stored diagonal of each offset (HM d + m - 1, CDM k), -1 if none: MatSetValues in O(1) */
@@ -78,7 +78,7 @@ typedef struct {
 PETSC_INTERN const char *const MatDiagSchemes[];
 PETSC_INTERN const char *const MatDiagProductKernels[];
 PETSC_INTERN const char *const MatDiagSORs[];
-PETSC_INTERN const GpuMatsShadowOps DiagOps;
+PETSC_INTERN const GpuMatsFormatOps DiagOps;
 
 /* values_at bookkeeping: the host values current (before a host read), the device copy
    current (before a device read), and what was just written where */

@@ -1,5 +1,5 @@
 /* MATSEQDIAG: bringing the diagonals where the product runs (host or device copy), and the
-   products on either side, for the common multiplies (src/common/shadow_ops.c). */
+   products on either side, for the common multiplies (src/common/format_ops.c). */
 #include "diag/diag_impl.h"
 
 /* ---- the multiplies --------------------------------------------------------- */
@@ -10,8 +10,8 @@ static PetscErrorCode DiagUpdate(Mat A, PetscBool *on_device)
 
   PetscFunctionBegin;
   PetscCheck(d->has_format, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: the matrix must be assembled before it is multiplied");
-  PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, on_device));
-  d->shadow.nnz = d->fmt.start[d->fmt.ndiag];
+  PetscCall(GpuMatsBackendUsesDevice(A, d->base.backend, on_device));
+  d->base.nnz = d->fmt.start[d->fmt.ndiag];
   if (*on_device) PetscCall(MatDiagSyncDevice_SeqDiag(A));
   else PetscCall(MatDiagSyncHost_SeqDiag(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -50,7 +50,7 @@ static PetscErrorCode DiagSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, 
 }
 #endif
 
-const GpuMatsShadowOps DiagOps = {
+const GpuMatsFormatOps DiagOps = {
   DiagUpdate, DiagMultHostOp, DiagSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
   DiagMultDeviceOp, DiagSpMMDeviceOp, NULL, NULL /* diag is its own master: diag_algebra.c */

@@ -98,10 +98,10 @@ PetscErrorCode DiagSetFromOptions(Mat A, const DiagSettings *current, GPUMATS_OP
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DIAG options");
-  PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, &scheme_set));
+  PetscCall(PetscOptionsEnum("-mat_diag_scheme", "How the diagonals are stored: hm (any offsets and shapes), cdm (compact diagonals of length n, square), auto (cdm where square and storing few more values than hm; -info says which)", "MatDiagSetScheme", MatDiagSchemes, scheme, &scheme, &scheme_set));
   PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Refuse a matrix whose stored values exceed this multiple of its nonzeros (0: accept any)", "MatDiagSetMaxFill", max_fill, &max_fill, &max_fill_set));
   PetscCall(PetscOptionsEnum("-mat_diag_product", "GPU kernel of C = A B for diag A and B: ours (banded rows in shared memory, else pairs of diagonals), paper (Algorithm 1 for CDM, 2 for HM)", "MatDiagSetProductKernel", MatDiagProductKernels, product, &product, &product_set));
-  PetscCall(PetscOptionsEnum("-mat_diag_sor", "Where MatSOR (PCSOR, multigrid's default smoother) sweeps: auto (the device for device vectors and large matrices), host, device (a level of rows at a time)", "MatDiagSetSOR", MatDiagSORs, sor, &sor, &sor_set));
+  PetscCall(PetscOptionsEnum("-mat_diag_sor", "Where MatSOR (PCSOR, multigrid's default smoother) sweeps: auto (the device for device vectors and large matrices; -info says why), host, device (a level of rows at a time)", "MatDiagSetSOR", MatDiagSORs, sor, &sor, &sor_set));
   PetscOptionsHeadEnd();
   PetscCheck(max_fill >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_diag_max_fill %g: must be 0 (no limit) or positive", (double)max_fill);
   if (max_fill_set) PetscCall(MatDiagSetMaxFill(A, max_fill));

@@ -83,7 +83,7 @@ static PetscErrorCode DiagProductPlanOnDevice(Mat A, const DiagFormat *left, con
   PetscFunctionBegin;
   *on_device = PETSC_FALSE;
   if (da->settings.plan == DIAG_PLAN_HOST) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GpuMatsBackendUsesDevice(A, da->shadow.backend, on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, da->base.backend, on_device));
   if (!*on_device || da->settings.plan == DIAG_PLAN_DEVICE) PetscFunctionReturn(PETSC_SUCCESS);
   /* upper bounds: a CDM diagonal holds up to two entry diagonals, B's offsets span at most rows + columns */
   span       = (PetscInt64)right->nrows + right->ncols;
@@ -130,7 +130,7 @@ static PetscErrorCode DiagProductMakePlan(Mat C)
     PetscCall(MatSetSizes(C, left->nrows, right->ncols, left->nrows, right->ncols));
     PetscCall(MatSetType(C, MATSEQDIAG));
     ((Mat_SeqDiag *)C->spptr)->settings = da->settings;
-    PetscCall(GpuMatsShadowSetBackend(C, da->shadow.backend));
+    PetscCall(GpuMatsFormatSetBackend(C, da->base.backend));
     PetscCall(PetscLayoutSetUp(C->rmap));
     PetscCall(PetscLayoutSetUp(C->cmap));
     C->preallocated = PETSC_TRUE;
@@ -228,7 +228,7 @@ static PetscErrorCode MatProductNumeric_SeqDiag_SeqDiag(Mat C)
   }
   if (pd->transpose_left) PetscCall(DiagProductRefreshTranspose(A, &pd->left_t));
   if (pd->transpose_right) PetscCall(DiagProductRefreshTranspose(B, &pd->right_t));
-  PetscCall(GpuMatsBackendUsesDevice(A, da->shadow.backend, &on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, da->base.backend, &on_device));
   if (on_device) {
 #if GPUMATS_HAVE_CUDA
     PetscCall(DiagProductNumericDevice(C));

@@ -199,7 +199,7 @@ PetscErrorCode MatDiagonalSet_SeqDiag(Mat A, Vec D, InsertMode mode)
     if (on_device && t >= 0 && k > 0 && (mode == INSERT_VALUES || mode == ADD_VALUES)) { /* the main diagonal stored and the values current on the device */
       GpuMatsDeviceVec dv;
 
-      PetscCall(GpuMatsVecGetDeviceArray(D, GPUMATS_READ, &d->shadow.stage_x, &dv));
+      PetscCall(GpuMatsVecGetDeviceArray(D, GPUMATS_READ, &d->base.stage_x, &dv));
       PetscCall(DiagDeviceSetValues(d->dev, d->fmt.start[t], k, dv.device, (PetscBool)(mode == ADD_VALUES)));
       PetscCall(GpuMatsVecRestoreDeviceArray(&dv));
       PetscCall(MatDiagDeviceChanged_SeqDiag(A));

@@ -115,7 +115,7 @@ PetscErrorCode MatSOR_SeqDiag_Device(Mat A, Vec bb, PetscReal omega, MatSORType 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(DiagSORCheckShape(A));
-  PetscCall(GpuMatsBackendUsesDevice(A, d->shadow.backend, &on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, d->base.backend, &on_device));
   if (!on_device) PetscFunctionReturn(PETSC_SUCCESS);
   if (where == MAT_DIAG_SOR_AUTO) {
     PetscCall(DiagVecOnDevice(bb, &b_dev));
@@ -133,8 +133,8 @@ PetscErrorCode MatSOR_SeqDiag_Device(Mat A, Vec bb, PetscReal omega, MatSORType 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(DiagSORDeviceDiagonal(A, omega, fshift));
-  PetscCall(GpuMatsVecGetDeviceArray(bb, GPUMATS_READ, &d->shadow.stage_x, &b));
-  PetscCall(GpuMatsVecGetDeviceArray(xx, GPUMATS_READ_WRITE, &d->shadow.stage_y, &x));
+  PetscCall(GpuMatsVecGetDeviceArray(bb, GPUMATS_READ, &d->base.stage_x, &b));
+  PetscCall(GpuMatsVecGetDeviceArray(xx, GPUMATS_READ_WRITE, &d->base.stage_y, &x));
   nz  = (PetscLogDouble)d->fmt.start[d->fmt.ndiag];
   its = its * lits;
   PetscCall(PetscLogGpuTimeBegin());

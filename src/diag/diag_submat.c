@@ -50,7 +50,7 @@ PetscErrorCode DiagFromAIJIfFits(Mat M, const DiagSettings *s, GpuMatsBackend ba
   PetscCall(MatSetSizes(*B, M->rmap->n, M->cmap->n, M->rmap->n, M->cmap->n));
   PetscCall(MatSetType(*B, MATSEQDIAG));
   ((Mat_SeqDiag *)(*B)->spptr)->settings = *s;
-  PetscCall(GpuMatsShadowSetBackend(*B, backend));
+  PetscCall(GpuMatsFormatSetBackend(*B, backend));
   PetscCall(PetscLayoutSetUp((*B)->rmap));
   PetscCall(PetscLayoutSetUp((*B)->cmap));
   (*B)->preallocated = PETSC_TRUE;
@@ -101,7 +101,7 @@ PetscErrorCode MatCreateSubMatrix_SeqDiag(Mat A, IS isrow, IS iscol, MatReuse re
     PetscCall(MatDestroy(&S));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(DiagFromAIJIfFits(S, &d->settings, d->shadow.backend, &fits, B));
+  PetscCall(DiagFromAIJIfFits(S, &d->settings, d->base.backend, &fits, B));
   if (fits) PetscCall(MatDestroy(&S));
   else {
     PetscCall(PetscInfo(A, "DIAG MatCreateSubMatrix: the %" PetscInt_FMT " x %" PetscInt_FMT " submatrix spreads over too many diagonals for diag: seqaij\n", S->rmap->n, S->cmap->n));

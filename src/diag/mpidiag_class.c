@@ -17,7 +17,7 @@ static PetscErrorCode DiagCreateBlock(Mat aij, const void *settings, GpuMatsBack
   PetscCall(MatSetSizes(B, aij->rmap->n, aij->cmap->n, aij->rmap->n, aij->cmap->n));
   PetscCall(MatSetType(B, MATSEQDIAG));
   if (settings) ((Mat_SeqDiag *)B->spptr)->settings = *(const DiagSettings *)settings;
-  PetscCall(GpuMatsShadowSetBackend(B, backend));
+  PetscCall(GpuMatsFormatSetBackend(B, backend));
   PetscCall(PetscLayoutSetUp(B->rmap));
   PetscCall(PetscLayoutSetUp(B->cmap));
   B->preallocated = PETSC_TRUE;
@@ -43,7 +43,7 @@ static PetscErrorCode DiagConvertBlock(Mat B, const void *settings, GpuMatsBacke
     PetscCall(MatDiagSetProductKernel(B, s->product));
     PetscCall(MatDiagSetScheme(B, s->scheme));
   }
-  PetscCall(GpuMatsShadowSetBackend(B, backend));
+  PetscCall(GpuMatsFormatSetBackend(B, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -15,7 +15,7 @@ static PetscErrorCode PCSRConvertBlock(Mat B, const void *settings, GpuMatsBacke
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJPCSR, &is));
   if (!is) PetscCall(MatConvert_SeqAIJ_SeqAIJPCSR(B, MATSEQAIJPCSR, MAT_INPLACE_MATRIX, &B));
   if (settings) PetscCall(MatPCSRApplySettings_SeqAIJPCSR(B, (const PCSRSettings *)settings));
-  PetscCall(GpuMatsShadowSetBackend(B, backend));
+  PetscCall(GpuMatsFormatSetBackend(B, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -33,7 +33,7 @@ static PetscErrorCode MatDuplicate_SeqAIJPCSR(Mat A, MatDuplicateOption op, Mat 
   /* MatDuplicate_SeqAIJ creates B with A's type name, so B is already a pcsr */
   PetscCall((*p->shadow.parent.duplicate)(A, op, B));
   PetscCall(MatPCSRApplySettings_SeqAIJPCSR(*B, &p->settings));
-  PetscCall(GpuMatsShadowSetBackend(*B, p->shadow.backend));
+  PetscCall(GpuMatsFormatSetBackend(*B, p->shadow.base.backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

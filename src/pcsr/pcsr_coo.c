@@ -21,7 +21,7 @@ static PetscErrorCode MatPCSRCOOMap_SeqAIJPCSR(Mat A, PetscCount n, const PetscI
 
   PetscFunctionBegin;
   PetscCall(PCSRDeviceCOODestroy(&p->coo));
-  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, &uses));
+  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.base.backend, &uses));
   if (!uses) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, place, &nnz, &jmap, &perm, &mapped));
   if (!mapped) PetscFunctionReturn(PETSC_SUCCESS);

@@ -26,7 +26,7 @@ typedef struct {
 #endif
 } Mat_SeqAIJPCSR;
 
-PETSC_INTERN const GpuMatsShadowOps PCSRShadowOps;
+PETSC_INTERN const GpuMatsFormatOps PCSRShadowOps;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJPCSR(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJPCSR(Mat, MatType, MatReuse, Mat *);

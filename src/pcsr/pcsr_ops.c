@@ -68,7 +68,7 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
   PetscBool           skipped;
 
   PetscFunctionBegin;
-  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.backend, on_device));
+  PetscCall(GpuMatsBackendUsesDevice(A, p->shadow.base.backend, on_device));
   PetscCall(GpuMatsShadowCheck(A, &p->shadow, &change));
   /* a device copy ahead of the host: the host arrays are read below or by the host product */
   if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
@@ -86,7 +86,7 @@ PetscErrorCode MatPCSRUpdate_SeqAIJPCSR(Mat A, PetscBool *on_device)
     st->nrows     = A->rmap->n;
     st->ncols     = A->cmap->n;
     st->nnz       = A->rmap->n ? (PetscInt64)ai[A->rmap->n] - ai[0] : 0;
-    p->shadow.nnz = st->nnz;
+    p->shadow.base.nnz = st->nnz;
     if (!*on_device) {
       PetscLogDouble t0, t1;
 
@@ -208,7 +208,7 @@ static PetscErrorCode PCSRValuesDownloadOp(Mat A)
 }
 #endif
 
-const GpuMatsShadowOps PCSRShadowOps = {
+const GpuMatsFormatOps PCSRShadowOps = {
   MatPCSRUpdate_SeqAIJPCSR, PCSRMultHostOp, PCSRSpMMHostOp,
 #if GPUMATS_HAVE_CUDA
   PCSRMultDeviceOp, PCSRSpMMDeviceOp, PCSRValuesDeviceOp, PCSRValuesDownloadOp,

@@ -148,8 +148,8 @@ PetscErrorCode MatView_SeqAIJPCSR(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The options of both types, each applied through its public setter; called between
-   PetscOptionsHeadBegin and End (the MPI type adds -mat_pcsr_partition to the same head). */
+/* The options of both types, each applied through its public setter; called under a heading
+   (the MPI type adds -mat_pcsr_partition to it) */
 PetscErrorCode PCSRSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
 {
   MatPCSRKernel    kernel;
@@ -161,10 +161,10 @@ PetscErrorCode PCSRSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
   PetscCall(MatPCSRGetKernel(A, &kernel));
   PetscCall(MatPCSRGetTranspose(A, &transpose));
   value = (PetscEnum)kernel;
-  PetscCall(PetscOptionsEnum("-mat_pcsr_kernel", "CUDA SpMV kernel (auto: from the row lengths)", "MatPCSRSetKernel", MatPCSRKernels, value, &value, &set));
+  PetscCall(PetscOptionsEnum("-mat_pcsr_kernel", "CUDA SpMV kernel (auto: from the row lengths; -info says which)", "MatPCSRSetKernel", MatPCSRKernels, value, &value, &set));
   if (set) PetscCall(MatPCSRSetKernel(A, (MatPCSRKernel)value));
   value = (PetscEnum)transpose;
-  PetscCall(PetscOptionsEnum("-mat_pcsr_transpose", "MatMultTranspose on the GPU: atomic updates or a transposed copy", "MatPCSRSetTranspose", MatPCSRTransposes, value, &value, &set));
+  PetscCall(PetscOptionsEnum("-mat_pcsr_transpose", "MatMultTranspose on the GPU: atomic updates, or a transposed copy made at first use", "MatPCSRSetTranspose", MatPCSRTransposes, value, &value, &set));
   if (set) PetscCall(MatPCSRSetTranspose(A, (MatPCSRTranspose)value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -175,10 +175,6 @@ PetscErrorCode MatSetFromOptions_SeqAIJPCSR(Mat A, GPUMATS_OPTIONS_ARG)
 
   PetscFunctionBegin;
   if (p->shadow.parent.setfromoptions) PetscCall((*p->shadow.parent.setfromoptions)(A, PetscOptionsObject));
-  PetscOptionsHeadBegin(PetscOptionsObject, "PCSR matrix options");
-  PetscCall(PCSRSetFromOptions(A, PetscOptionsObject));
-  PetscOptionsHeadEnd();
-  PetscCall(GpuMatsBackendFromOptions(&p->shadow.backend, PetscOptionsObject));
-  PetscCall(GpuMatsShadowSetBackend(A, p->shadow.backend));
+  PetscCall(GpuMatsShadowSetFromOptions(A, "SeqAIJPCSR options", PCSRSetFromOptions));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
