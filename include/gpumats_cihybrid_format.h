@@ -137,7 +137,7 @@ PETSC_EXTERN PetscErrorCode CIHybridDeviceSpMM(CIHybridDevice dev, PetscInt k, c
    time them against each other; CIHYBRID_TUNED_DEFAULT is what CIHYBRID_KERNEL_TUNED runs.
    CIHybridTunedVariantNames[v] names variant v. */
 typedef enum {
-  CIHYBRID_TUNED_SCALAR = 0, /* L1::no_allocate loads, 4 in flight per lane; the others measured are in BENCHMARKS.md */
+  CIHYBRID_TUNED_SCALAR = 0, /* L1::no_allocate loads, 4 in flight per lane; faster than the others measured */
   CIHYBRID_TUNED_NUM_VARIANTS
 } CIHybridTunedVariant;
 #define CIHYBRID_TUNED_DEFAULT CIHYBRID_TUNED_SCALAR

@@ -14,7 +14,7 @@
    issues UNROLL loads before using any (memory-level parallelism); matrix
    data is loaded with L1::no_allocate so that x keeps L1, x goes through the
    read-only path.  Variants measured against it and dropped
-   (BENCHMARKS.md): 8 loads in flight, software pipelining, 2- and 4-entry
+   (bench_cihybrid): 8 loads in flight, software pipelining, 2- and 4-entry
    vector loads, evict-first / cached / plain loads, plain strided loops. */
 #include <petscsys.h>
 #include <cuda_runtime.h>

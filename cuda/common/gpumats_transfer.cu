@@ -5,7 +5,7 @@
    saves (registering and unregistering take longer than the copy).
    Here several host threads each own two pinned chunks: a thread copies its next chunk of the
    array into one while the other is on its way, so the host's copies run in parallel and overlap
-   the link (benchmarks/src/bench_upload.cu, BENCHMARKS.md).
+   the link (benchmarks/src/bench_upload.cu measures it).
 
    The threads: -gpumats_transfer_threads <n>, by default 4 or the CPUs this process may run on if
    fewer (an MPI rank bound to one core copies alone, as the driver would).  The pinned chunks

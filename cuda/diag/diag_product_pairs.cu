@@ -16,7 +16,7 @@
    written once, no atomics, a fixed summation order (the plan's).  Where one or two pairs meet on
    each diagonal of C (the DIAG paper's Table 1) it is bound by L2's bandwidth, and still the
    fastest: kernels that read A from shared memory instead spent more in instructions than they
-   saved in bytes (BENCHMARKS.md, the stream kernel).  From 3 pairs the shuffle kernel
+   saved in bytes (BENCHMARKS.md, "diag: products").  From 3 pairs the shuffle kernel
    (diag_product_staged.cu) does the same sums with A from shared memory, and wins. */
 #include <petscsys.h>
 #include <cuda_runtime.h>

@@ -33,7 +33,7 @@
    B and R multiply-adds, two pairs' loads in flight together.  The sums run in the plan's order
    from 0, one a row, as in the pairs kernel: the same C bit for bit.  Faster than the pairs
    kernel there (8 bytes from L2 a multiply-add instead of 16; bound by L1 and shared memory
-   then; BENCHMARKS.md). */
+   then; BENCHMARKS.md, "diag: products"). */
 #include <petscsys.h>
 #include <cuda_runtime.h>
 extern "C" {

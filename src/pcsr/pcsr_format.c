@@ -27,7 +27,8 @@ void PCSRRowStatsFromCSR(PetscInt nrows, PetscInt ncols, const PetscInt *ai, PCS
   stats->stddev_row_len = nrows ? sqrt(sum2 / (double)nrows) : 0.0;
 }
 
-/* The automatic choice, from the measurements in BENCHMARKS.md ("pcsr kernels"):
+/* The automatic choice, from bench_pcsr's measurements (BENCHMARKS.md, "pcsr: SpMV on a set
+   like the paper's"):
    - the adaptive kernel (row blocks of bounded nonzeros, long rows by whole thread
      blocks) was the fastest or within 6% of it on every generated matrix: stencils,
      elasticity, the ex19 pattern, R-MAT graphs and circuits, and the only one that
