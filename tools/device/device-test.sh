@@ -25,6 +25,8 @@ fi
 # 16 cores: the MPI tests run beside the others (one at a time they took most of a pass)
 { [ -f "$B/build.ninja" ] || { meson setup "$B" -Dcuda=enabled -Dpetsc_dir="$PETSC_DIR" -Dslepc_dir="${SLEPC_DIR:-}" -Dtutorials_dir="$tutorials" -Dmpi_tests_parallel=true && echo "$stamp" > "$B/.device-test-setup"; }; } >> "$OUT/build.log" 2>&1 && ninja -C "$B" >> "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
+# GPUMATS_BUILD_ONLY=1: set up and build only (one version built while another's tests run)
+[ "${GPUMATS_BUILD_ONLY:-0}" = 1 ] && exit 0
 status=0
 if [ "${GPUMATS_SKIP_TESTS:-0}" = 1 ]; then sh benchmarks/scripts/device-bench.sh "$B" "$OUT"; exit $?; fi
 # device vectors, then host vectors (staging path); few files come back from the
