@@ -1,4 +1,4 @@
-/* MatProduct AB with a dense B for every AIJ shadow format: C = A B for all k
+/* MatProduct AB with a dense B for every format (GpuMatsFormat): C = A B for all k
    columns of B with one SpMM of the format (host or CUDA) instead of k MatMult.
 
    MatProduct reaches it through the composed function
@@ -165,7 +165,7 @@ static PetscErrorCode GpuMatsFormatSpMMHost(Mat A, Mat B, Mat C, PetscBool add, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C = A B (+ C when add) for a shadow-format A and sequential dense B, C
+/* C = A B (+ C when add) for A of any format and sequential dense B, C
    (host or CUDA, any leading dimensions), on the backend of A's multiplies.
    Also the block product of the MPI types. */
 PetscErrorCode GpuMatsFormatSpMM(Mat A, Mat B, Mat C, PetscBool add)

@@ -114,7 +114,7 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowUninstall(Mat, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsShadowAXPY(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode GpuMatsShadowInstallValueOps(Mat);
 /* What Install does but saving the parent's ops: the multiplies, backend, dense
-   product and BindToCPU of a type of its own whose spptr starts with a GpuMatsShadow. */
+   product and BindToCPU of a type of its own whose spptr starts with a GpuMatsFormat. */
 PETSC_INTERN PetscErrorCode GpuMatsInstallMultiplies(Mat, const GpuMatsFormatOps *, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsUninstallMultiplies(Mat, const char *seqtype);
 PETSC_INTERN PetscErrorCode GpuMatsFormatSetBackend(Mat, GpuMatsBackend);
@@ -122,7 +122,7 @@ PETSC_INTERN PetscErrorCode GpuMatsShadowSetFromOptions(Mat, const char *title, 
 PETSC_INTERN PetscErrorCode GpuMatsCreateSeqAIJShadow(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode GpuMatsBecomeAIJ(Mat, MatType);
 PETSC_INTERN PetscErrorCode GpuMatsLogFlops(PetscBool on_device, PetscLogDouble);
-/* C = A B (+ C when add) for a shadow A and sequential dense B, C (host or CUDA, any
+/* C = A B (+ C when add) for A of any format and sequential dense B, C (host or CUDA, any
    leading dimensions), on the backend of A's multiplies. */
 PETSC_INTERN PetscErrorCode GpuMatsFormatSpMM(Mat, Mat, Mat, PetscBool);
 
