@@ -158,6 +158,32 @@ __global__ void __launch_bounds__(CIHYBRID_COMPRESSED_BLOCK) CIHybridCompressedS
   }
 }
 
+/* y += A^T x, a fallback (a CI Hamiltonian is symmetric: its eigensolvers do not transpose):
+   one thread a row decodes it in order, as the host kernel does, and scatters a_ij x_i into y_j
+   with atomics */
+__global__ void CIHybridCompressedSpMVTranspose(CIHybridCompressedArrays A, const double *__restrict__ x, double *y)
+{
+  for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < A.nrows; row += (long long)gridDim.x * blockDim.x) {
+    const long long ell = row * A.pitch;
+    const double    xi  = x[row];
+    int             e = A.expl_start[row], q = A.esc_start[row], col = 0; /* the row's next explicit value, escape */
+
+    for (int p = 0; p < A.width; p++) {
+      const unsigned gap = A.ell_gap[ell + p], code = A.ell_code[ell + p];
+
+      if (gap == CIHYBRID_GAP_PAD) break; /* the padding is a suffix of the slots */
+      col = gap == CIHYBRID_GAP_ESCAPE ? A.esc_col[q++] : col + (int)gap;
+      atomicAdd(y + col, (code == CIHYBRID_CODE_EXPLICIT ? A.expl_val[e++] : CIHybridDictValue<false>(NULL, A.dict, code)) * xi);
+    }
+    for (int k = A.csr_start[row]; k < A.csr_start[row + 1]; k++) {
+      const unsigned gap = A.csr_gap[k], code = A.csr_code[k];
+
+      col = gap == CIHYBRID_GAP_ESCAPE ? A.esc_col[q++] : col + (int)gap;
+      atomicAdd(y + col, (code == CIHYBRID_CODE_EXPLICIT ? A.expl_val[e++] : CIHybridDictValue<false>(NULL, A.dict, code)) * xi);
+    }
+  }
+}
+
 /* ---- the device copy ---- */
 
 static PetscErrorCode CIHybridCompressedDeviceAllocate(CIHybridCompressedDevice d, void **ptr, size_t count, size_t size, const char *what)
@@ -284,17 +310,10 @@ PetscErrorCode CIHybridCompressedDeviceBytes(CIHybridCompressedDevice dev, size_
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CIHybridCompressedDeviceMultDict(CIHybridCompressedDevice dev, CIHybridCompressedDictPlace place, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+static CIHybridCompressedArrays CIHybridCompressedArraysOf(CIHybridCompressedDevice dev)
 {
   CIHybridCompressedArrays A;
-  PetscBool                shared;
-  void                    *stream;
 
-  PetscFunctionBegin;
-  PetscCheck(place == CIHYBRID_COMPRESSED_DICT_AUTO || place == CIHYBRID_COMPRESSED_DICT_SHARED || place == CIHYBRID_COMPRESSED_DICT_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown dictionary place %d", (int)place);
-  shared = place == CIHYBRID_COMPRESSED_DICT_GLOBAL ? PETSC_FALSE : (dev->blocks_shared > 0 ? PETSC_TRUE : PETSC_FALSE);
-  PetscCheck(shared || place != CIHYBRID_COMPRESSED_DICT_SHARED, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "A dictionary of %" PetscInt_FMT " entries does not go in shared memory (at most %d)", dev->dict_count, CIHYBRID_COMPRESSED_SHARED_DICT_MAX);
-  if (!dev->nrows) PetscFunctionReturn(0);
   A.nrows      = (int)dev->nrows;
   A.width      = (int)dev->width;
   A.pitch      = (int)dev->pitch;
@@ -309,6 +328,21 @@ PetscErrorCode CIHybridCompressedDeviceMultDict(CIHybridCompressedDevice dev, CI
   A.expl_val   = dev->expl_val;
   A.esc_start  = dev->esc_start;
   A.esc_col    = dev->esc_col;
+  return A;
+}
+
+PetscErrorCode CIHybridCompressedDeviceMultDict(CIHybridCompressedDevice dev, CIHybridCompressedDictPlace place, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  CIHybridCompressedArrays A;
+  PetscBool                shared;
+  void                    *stream;
+
+  PetscFunctionBegin;
+  PetscCheck(place == CIHYBRID_COMPRESSED_DICT_AUTO || place == CIHYBRID_COMPRESSED_DICT_SHARED || place == CIHYBRID_COMPRESSED_DICT_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown dictionary place %d", (int)place);
+  shared = place == CIHYBRID_COMPRESSED_DICT_GLOBAL ? PETSC_FALSE : (dev->blocks_shared > 0 ? PETSC_TRUE : PETSC_FALSE);
+  PetscCheck(shared || place != CIHYBRID_COMPRESSED_DICT_SHARED, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "A dictionary of %" PetscInt_FMT " entries does not go in shared memory (at most %d)", dev->dict_count, CIHYBRID_COMPRESSED_SHARED_DICT_MAX);
+  if (!dev->nrows) PetscFunctionReturn(0);
+  A = CIHybridCompressedArraysOf(dev);
   PetscCall(GpuMatsCUDAGetStream(&stream));
   {
     const long long needed = ((long long)dev->nrows + CIHYBRID_COMPRESSED_WARPS - 1) / CIHYBRID_COMPRESSED_WARPS;
@@ -325,5 +359,25 @@ PetscErrorCode CIHybridCompressedDeviceMult(CIHybridCompressedDevice dev, const 
 {
   PetscFunctionBegin;
   PetscCall(CIHybridCompressedDeviceMultDict(dev, CIHYBRID_COMPRESSED_DICT_AUTO, x, y0, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CIHybridCompressedDeviceMultTranspose(CIHybridCompressedDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y)
+{
+  const size_t ybytes = (size_t)dev->ncols * sizeof(PetscScalar);
+  void        *stream;
+
+  PetscFunctionBegin;
+  if (!dev->nrows && !dev->ncols) PetscFunctionReturn(0);
+  PetscCall(GpuMatsCUDAGetStream(&stream));
+  if (!y0) PetscCall(GpuMatsCUDAMemset(y, 0, ybytes));
+  else if (y0 != y && ybytes) GpuMatsCallCUDA(cudaMemcpyAsync(y, y0, ybytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  if (!dev->nrows) PetscFunctionReturn(0);
+  {
+    const unsigned grid = (unsigned)PetscMin(((long long)dev->nrows + CIHYBRID_COMPRESSED_BLOCK - 1) / CIHYBRID_COMPRESSED_BLOCK, (long long)dev->blocks_global);
+
+    CIHybridCompressedSpMVTranspose<<<grid, CIHYBRID_COMPRESSED_BLOCK, 0, (cudaStream_t)stream>>>(CIHybridCompressedArraysOf(dev), x, y);
+  }
+  GpuMatsCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }

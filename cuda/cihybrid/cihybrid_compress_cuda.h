@@ -1,6 +1,7 @@
-/* The compressed cihybrid form (<gpumats_cihybrid_compress.h>) on the device: its upload and
-   y = A x (+ y0) (cuda/cihybrid/cihybrid_compress.cu).  No Mat uses it yet: the kernel and
-   its test (tests/test_cihybrid_compress_device.cu) only.  Plain C. */
+/* The compressed cihybrid form (<gpumats_cihybrid_compress.h>) on the device: its upload,
+   y = A x (+ y0) and y = A^T x (+ y0) (cuda/cihybrid/cihybrid_compress.cu).  The products of a
+   compressed cihybrid Mat (src/cihybrid/cihybrid_compressed.c) and the test
+   tests/test_cihybrid_compress_device.cu use it.  Plain C. */
 #pragma once
 #include <gpumats_cihybrid_compress.h>
 
@@ -38,6 +39,11 @@ PetscErrorCode CIHybridCompressedDeviceBytes(CIHybridCompressedDevice dev, size_
 PetscErrorCode CIHybridCompressedDeviceMult(CIHybridCompressedDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 /* The same with the dictionary read from 'place'. */
 PetscErrorCode CIHybridCompressedDeviceMultDict(CIHybridCompressedDevice dev, CIHybridCompressedDictPlace place, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* y = A^T x (+ y0), device vectors; y0 may be NULL or equal y.  A fallback of one thread a row
+   with atomics (results equal to the host kernel's up to rounding); queued on
+   GpuMatsCUDAGetStream(). */
+PetscErrorCode CIHybridCompressedDeviceMultTranspose(CIHybridCompressedDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
 #if defined(__cplusplus)
 }
