@@ -27,6 +27,14 @@ typedef enum {
   MAT_CIHYBRID_KERNEL_PAPER = 1  /* the paper's kernel, for comparison */
 } MatCIHybridKernel;
 
+/* How a cihybrid matrix stores its entries (issue 49): compression is exact, products give the
+   plain format's results */
+typedef enum {
+  MAT_CIHYBRID_COMPRESS_NONE = 0, /* a double and a 32-bit column an entry (the default) */
+  MAT_CIHYBRID_COMPRESS_FULL = 1  /* a 16-bit code into a dictionary of the most frequent values
+                                     and a 16-bit column gap an entry, escapes for the rest */
+} MatCIHybridCompress;
+
 /* CSR kept intact, SpMV by two coalesced kernels (He, Gao 2016) */
 #define MATPCSR       "pcsr"
 #define MATSEQAIJPCSR "seqaijpcsr"
@@ -214,6 +222,38 @@ PETSC_EXTERN PetscErrorCode MatCIHybridGetSplit(Mat, MatCIHybridSplit *);
 @*/
 PETSC_EXTERN PetscErrorCode MatCIHybridSetKernel(Mat, MatCIHybridKernel);
 PETSC_EXTERN PetscErrorCode MatCIHybridGetKernel(Mat, MatCIHybridKernel *);
+/*@C
+   MatCIHybridSetCompress - whether a cihybrid matrix keeps its entries compressed: each value a
+   16-bit code into a dictionary of the most frequent magnitudes (a sign bit beside it), or an
+   explicit double where the dictionary has no room; each column a 16-bit gap from the previous
+   one of its row, or an escaped 32-bit column for larger gaps
+
+   Logically Collective
+
+   Input Parameters:
++  A        - a cihybrid matrix (sequential or MPI; other types ignore the call)
+-  compress - MAT_CIHYBRID_COMPRESS_NONE (default) or MAT_CIHYBRID_COMPRESS_FULL
+
+   Options Database Key:
+.  -mat_cihybrid_compress <none|full> - the same
+
+   Level: intermediate
+
+   Notes:
+   Nothing is rounded: the host products give the plain format's results bit for bit, the
+   device product the same sums in its own order.  A Configuration-Interaction Hamiltonian,
+   whose few distinct values repeat, then takes about 4 bytes a nonzero instead of 12; a matrix
+   of many distinct values gains little (MatView with ::ascii_info tells the bytes a nonzero).
+
+   The compressed form is made on the host from the AIJ arrays, on every change of the values
+   (MatScale, MatShift, MatAXPY ... included): on the device the products read it, but the
+   algebra runs on the host.  A matrix assembled on the device (MatCIHybridAssembleOnDevice)
+   is not compressed yet (-info says so).
+
+.seealso: MatCIHybridGetCompress(), MatCIHybridGetInfo()
+@*/
+PETSC_EXTERN PetscErrorCode MatCIHybridSetCompress(Mat, MatCIHybridCompress);
+PETSC_EXTERN PetscErrorCode MatCIHybridGetCompress(Mat, MatCIHybridCompress *);
 
 /* Statistics of the format as last built (sequential matrix or the local diagonal block). */
 typedef struct {
@@ -221,6 +261,12 @@ typedef struct {
   PetscInt64 nnz, nnz_ell, nnz_csr, padding;
   PetscInt64 bytes_host, bytes_device;
   PetscBool  on_device;
+  /* the compressed form (MatCIHybridSetCompress); zeros when not compressed */
+  PetscBool  compressed;
+  PetscInt   dict_count;        /* magnitudes in the dictionary */
+  PetscInt64 nnz_explicit;      /* nonzeros whose value is not in the dictionary */
+  PetscInt64 escapes;           /* nonzeros whose column gap does not fit 16 bits */
+  double     bytes_per_nonzero; /* matrix bytes one product reads, per nonzero */
 } MatCIHybridInfo;
 /*@C
    MatCIHybridGetInfo - the statistics of a cihybrid matrix's format as last built: BOUNDARY

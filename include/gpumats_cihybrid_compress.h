@@ -8,7 +8,8 @@
    where two NaNs meet in one operation may the NaN that comes out differ (IEEE 754 leaves which
    one to the hardware and the compiler's operand order).  These host kernels are the reference
    the device kernel (one warp a row: cuda/cihybrid/cihybrid_compress.cu, its test
-   tests/test_cihybrid_compress_device.cu) is tested against; no Mat uses this form yet.
+   tests/test_cihybrid_compress_device.cu) is tested against.  A cihybrid Mat keeps its entries
+   in this form with -mat_cihybrid_compress full (src/cihybrid/cihybrid_compressed.c).
 
    Layout.  The ELLPACK block keeps the plain format's shape (row i's slot p at i*pitch + p,
    slots p >= s_i padding), the remainder its csr_start; each entry has

@@ -38,6 +38,12 @@ PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSett
     PetscCall(CIHybridMakeHostCopy(A, "a new BOUNDARY or split (the layout is made from the host AIJ)"));
     h->shadow.built = PETSC_FALSE;
   }
+  if (h->settings.compress != s->compress) { /* the form is made (or dropped) from the host arrays at the next product */
+    PetscCall(GpuMatsShadowAheadSync(A, "a new compression setting"));
+    PetscCall(CIHybridCompressedFreeAll(h));
+    h->host_current          = PETSC_FALSE;
+    h->shadow.device_current = (PetscBool)(h->device_only && h->shadow.device_current); /* a device-only matrix stays plain */
+  }
   h->settings = *s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -135,6 +141,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   h->settings.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
   h->settings.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
   h->settings.kernel   = MAT_CIHYBRID_KERNEL_TUNED;
+  h->settings.compress = MAT_CIHYBRID_COMPRESS_NONE;
   B->spptr = h;
   PetscCall(GpuMatsShadowInstall(B, &CIHybridShadowOps, MATSEQAIJCIHYBRID));
   B->ops->destroy        = MatDestroy_SeqAIJCIHybrid;

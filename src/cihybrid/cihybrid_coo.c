@@ -21,6 +21,10 @@ static PetscErrorCode MatCIHybridCOOMap_SeqAIJCIHybrid(Mat A, PetscCount n, cons
   PetscCall(CIHybridDeviceCOODestroy(&h->coo));
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.base.backend, &uses));
   if (!uses || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
+  if (h->settings.compress != MAT_CIHYBRID_COMPRESS_NONE) { /* its form is made from the host arrays */
+    PetscCall(PetscInfo(A, "cihybrid COO: a compressed matrix takes its values through the host\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(GpuMatsCOOStoredMap(A, n, ci, cj, place, &nnz, &jmap, &perm, &mapped));
   if (mapped) PetscCall(CIHybridDeviceCOOCreate((int32_t)A->rmap->n, (int32_t)nnz, jmap, perm, &h->coo)); /* takes jmap and perm (either may be NULL) */
   if (!h->coo) PetscFunctionReturn(PETSC_SUCCESS);
@@ -34,7 +38,7 @@ static PetscErrorCode MatCIHybridCOODeviceReady_SeqAIJCIHybrid(Mat A, PetscBool 
 
   PetscFunctionBegin;
   *ready = PETSC_FALSE;
-  if (!h->coo || h->device_only) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!h->coo || h->device_only || h->settings.compress != MAT_CIHYBRID_COMPRESS_NONE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GpuMatsCOOPatternSame(A, &h->coo_pattern, "cihybrid", ready));
   if (*ready) PetscCall(MatCIHybridUpdate_SeqAIJCIHybrid(A, ready)); /* the device copy as the host's, values included */
   if (*ready) {

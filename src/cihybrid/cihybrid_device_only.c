@@ -313,6 +313,7 @@ PetscErrorCode MatCIHybridAssembleOnDevice_SeqAIJCIHybrid(Mat A, const MatCIHybr
     PetscCall(CIHybridBecomeDeviceOnly(A));
     PetscCall(PetscTime(&t2));
     PetscCall(PetscInfo(A, "Assembled on the device: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros, %s; counting %g s, layout + fill + check %g s; no host copy\n", m, A->cmap->n, nnz, same ? "the pattern of before" : "a new pattern", t1 - t0, t2 - t1));
+    if (h->settings.compress != MAT_CIHYBRID_COMPRESS_NONE) PetscCall(PetscInfo(A, "-mat_cihybrid_compress: a matrix assembled on the device is not compressed yet; it keeps the plain form\n"));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,8 +3,10 @@
 #include "common/gpumats_impl.h"
 #include "common/gpumats_coo.h"
 #include <gpumats_cihybrid_format.h>
+#include <gpumats_cihybrid_compress.h>
 #if GPUMATS_HAVE_CUDA
   #include "cuda/cihybrid/cihybrid_cuda.h"
+  #include "cuda/cihybrid/cihybrid_compress_cuda.h"
 #endif
 
 /* MatSetValues into a device-only matrix, kept on the host until the assembly applies them on the
@@ -21,12 +23,15 @@ typedef struct {
   PetscInt          boundary; /* MAT_CIHYBRID_BOUNDARY_AUTO picks it from the byte model */
   MatCIHybridSplit  split;
   MatCIHybridKernel kernel;
+  MatCIHybridCompress compress;
 } CIHybridSettings;
 
 typedef struct {
   GpuMatsShadow    shadow;
   CIHybridSettings settings;
   CIHybridFormat   fmt;          /* the layout always; the host arrays once the host has multiplied */
+  CIHybridCompressed cmp;        /* settings.compress: made from fmt's arrays whenever they are filled (cihybrid_compressed.c) */
+  PetscBool        cmp_made;     /* cmp holds the form of fmt's current arrays: the host products read it */
   double           model_bytes;  /* byte model of the auto choice, -1 when the boundary was given */
   PetscBool        host_current; /* fmt's arrays hold the current values */
   PetscBool        device_only;  /* assembled on the device, host AIJ still empty (cihybrid_device_only.c) */
@@ -35,10 +40,22 @@ typedef struct {
   PetscBool        column_oriented; /* MAT_ROW_ORIENTED false, set while device-only */
 #if GPUMATS_HAVE_CUDA
   CIHybridDevice    dev;
+  CIHybridCompressedDevice cdev; /* the device copy of cmp: products read it in place of dev */
   CIHybridDeviceCOO coo;         /* COO entries -> stored entries on the device (cihybrid_coo.c), or NULL */
   GpuMatsCOOPattern coo_pattern; /* the pattern it was made for */
 #endif
 } Mat_SeqAIJCIHybrid;
+
+/* whether products have a device copy to run on, plain or compressed */
+static inline PetscBool CIHybridHasDeviceCopy(const Mat_SeqAIJCIHybrid *h)
+{
+#if GPUMATS_HAVE_CUDA
+  return (PetscBool)(h->dev || h->cdev);
+#else
+  (void)h;
+  return PETSC_FALSE;
+#endif
+}
 
 
 PETSC_INTERN const GpuMatsFormatOps CIHybridShadowOps;
@@ -127,6 +144,15 @@ PETSC_INTERN PetscErrorCode CIHybridStashFree(CIHybridStash *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_AXPY(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Duplicate(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode CIHybridDeviceOnly_Copy(Mat, Mat, MatStructure);
+
+/* the compressed form (cihybrid_compressed.c): made from h->fmt's filled arrays, and its device
+   copy in place of the plain one when on_device; both freed */
+PETSC_INTERN PetscErrorCode CIHybridCompressedMake(Mat, Mat_SeqAIJCIHybrid *, PetscBool on_device);
+PETSC_INTERN PetscErrorCode CIHybridCompressedFreeAll(Mat_SeqAIJCIHybrid *);
+/* products on the compressed form, host or device arrays */
+PETSC_INTERN PetscErrorCode CIHybridCompressedMultOp(Mat, PetscBool on_device, PetscBool transpose, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode CIHybridCompressedSpMMOp(Mat, PetscBool on_device, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);
+PETSC_INTERN PetscErrorCode CIHybridCompressedGetInfo(Mat_SeqAIJCIHybrid *, MatCIHybridInfo *);
 
 /* C(:, 0:k) = A B (+ C when add), B and C column-major with leading dimensions ldb, ldc */
 PETSC_INTERN void CIHybridSpMMHost(const CIHybridFormat *, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc);

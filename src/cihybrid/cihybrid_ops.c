@@ -27,6 +27,7 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
 
   PetscFunctionBegin;
   CIHybridFormatFree(&h->fmt);
+  PetscCall(CIHybridCompressedFreeAll(h));
 #if GPUMATS_HAVE_CUDA
   PetscCall(CIHybridDeviceDestroy(&h->dev));
 #endif
@@ -38,7 +39,8 @@ PetscErrorCode MatCIHybridFreeFormat_SeqAIJCIHybrid(Mat A)
 
 /* The layout of the format (boundary, sizes, per-row split): O(rows) work.  The arrays are
    filled later, on the side that multiplies.  For the device, and the entries split, the
-   layout is made there and its arrays stay there (in h->dev, allocated, not yet filled). */
+   layout is made there and its arrays stay there (in h->dev, allocated, not yet filled);
+   not for a compressed matrix, whose form is made from the host arrays. */
 PetscErrorCode CIHybridLayout(Mat A, Mat_SeqAIJCIHybrid *h, const PetscInt *ai, const PetscInt *aj, PetscBool on_device)
 {
   const PetscInt  m = A->rmap->n, requested = h->settings.boundary;
@@ -100,7 +102,8 @@ static PetscErrorCode CIHybridLayoutOnHost(Mat A, Mat_SeqAIJCIHybrid *h, const P
 /* Bring the shadow up to date with the AIJ master, and tell where to multiply.  A
    structure change redoes the layout; the arrays are (re)filled only on the side that
    multiplies: on the device straight from the AIJ arrays (no host copy of the format),
-   on the host otherwise. */
+   on the host otherwise.  A compressed matrix fills the host arrays on either side and
+   compresses them (cihybrid_compressed.c), then uploads the compressed form for the device. */
 PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
@@ -109,7 +112,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   PetscScalar        *aa;
   PetscMemType        mtype;
   PetscLogDouble      t[3];
-  PetscBool           skipped;
+  PetscBool           skipped, compress = (PetscBool)(h->settings.compress != MAT_CIHYBRID_COMPRESS_NONE);
 
   PetscFunctionBegin;
   PetscCall(GpuMatsBackendUsesDevice(A, h->shadow.base.backend, on_device));
@@ -119,17 +122,17 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   }
   PetscCall(GpuMatsShadowCheck(A, &h->shadow, &change));
   /* a device copy ahead of the host: the host arrays are read below */
-  if (!*on_device || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device ? "a new device copy" : "products on the host"));
+  if (!*on_device || compress || change != GPUMATS_SHADOW_CURRENT) PetscCall(GpuMatsShadowAheadSync(A, *on_device && !compress ? "a new device copy" : "products on the host or a compressed copy"));
   if (change == GPUMATS_SHADOW_CURRENT && (*on_device ? h->shadow.device_current : h->host_current)) PetscFunctionReturn(PETSC_SUCCESS);
   /* a device copy without entries takes no values; products on the host still need their host side */
-  PetscCall(GpuMatsShadowSkipEmpty(A, &h->shadow, change, (PetscBool)(*on_device && h->dev != NULL), &skipped));
+  PetscCall(GpuMatsShadowSkipEmpty(A, &h->shadow, change, (PetscBool)(*on_device && CIHybridHasDeviceCopy(h)), &skipped));
   if (skipped) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "cihybrid expects the AIJ master copy on the host");
   PetscCall(PetscTime(&t[0]));
   if (change == GPUMATS_SHADOW_STRUCTURE) {
     PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-    PetscCall(CIHybridLayout(A, h, ai, aj, *on_device));
+    PetscCall(CIHybridLayout(A, h, ai, aj, (PetscBool)(*on_device && !compress)));
     PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
   }
   PetscCall(PetscTime(&t[1]));
@@ -140,7 +143,7 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
     h->shadow.base.nnz = h->fmt.nnz;
   }
 #if GPUMATS_HAVE_CUDA
-  if (*on_device) {
+  if (*on_device && !compress) {
     const PetscBool columns = (PetscBool)(change == GPUMATS_SHADOW_STRUCTURE || !h->dev);
 
     PetscCall(PetscLogEventBegin(GPUMATS_FormatUpload, A, 0, 0, 0));
@@ -156,11 +159,16 @@ PetscErrorCode MatCIHybridUpdate_SeqAIJCIHybrid(Mat A, PetscBool *on_device)
   }
 #endif
   PetscCall(PetscLogEventBegin(GPUMATS_FormatBuild, A, 0, 0, 0));
-  PetscCall(CIHybridLayoutOnHost(A, h, ai));
-  if (!h->fmt.ell_col) PetscCall(CIHybridCheckStatus(A, CIHybridFillFromCSR(ai, aj, aa, &h->fmt), &h->fmt));
-  else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
-  h->host_current = PETSC_TRUE;
+  if (!h->host_current) {
+    PetscCall(CIHybridLayoutOnHost(A, h, ai));
+    if (!h->fmt.ell_col) PetscCall(CIHybridCheckStatus(A, CIHybridFillFromCSR(ai, aj, aa, &h->fmt), &h->fmt));
+    else PetscCall(CIHybridCheckStatus(A, CIHybridRefreshValues(ai, aa, &h->fmt), &h->fmt));
+    PetscCall(CIHybridCompressedFreeAll(h)); /* made from the arrays before */
+    h->host_current = PETSC_TRUE;
+  }
+  if (compress) PetscCall(CIHybridCompressedMake(A, h, *on_device));
   PetscCall(PetscLogEventEnd(GPUMATS_FormatBuild, A, 0, 0, 0));
+  if (*on_device) h->shadow.device_current = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -169,15 +177,19 @@ static PetscErrorCode CIHybridMultHostOp(Mat A, PetscBool transpose, const Petsc
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  if (transpose) CIHybridMultTransposeHost(&h->fmt, x, y0, y);
+  if (h->cmp_made) PetscCall(CIHybridCompressedMultOp(A, PETSC_FALSE, transpose, x, y0, y));
+  else if (transpose) CIHybridMultTransposeHost(&h->fmt, x, y0, y);
   else CIHybridMultHost(&h->fmt, x, y0, y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CIHybridSpMMHostOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
 {
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
   PetscFunctionBegin;
-  CIHybridSpMMHost(&((Mat_SeqAIJCIHybrid *)A->spptr)->fmt, k, B, ldb, add, C, ldc);
+  if (h->cmp_made) PetscCall(CIHybridCompressedSpMMOp(A, PETSC_FALSE, k, B, ldb, add, C, ldc));
+  else CIHybridSpMMHost(&h->fmt, k, B, ldb, add, C, ldc);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,15 +199,19 @@ static PetscErrorCode CIHybridMultDeviceOp(Mat A, PetscBool transpose, const Pet
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
 
   PetscFunctionBegin;
-  if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, x, y0, y));
+  if (h->cdev) PetscCall(CIHybridCompressedMultOp(A, PETSC_TRUE, transpose, x, y0, y));
+  else if (transpose) PetscCall(CIHybridDeviceMultTranspose(h->dev, x, y0, y));
   else PetscCall(CIHybridDeviceMult(h->dev, h->settings.kernel == MAT_CIHYBRID_KERNEL_PAPER ? CIHYBRID_KERNEL_PAPER : CIHYBRID_KERNEL_TUNED, x, y0, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CIHybridSpMMDeviceOp(Mat A, PetscInt k, const PetscScalar *B, PetscInt ldb, PetscBool add, PetscScalar *C, PetscInt ldc)
 {
+  Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
+
   PetscFunctionBegin;
-  PetscCall(CIHybridDeviceSpMM(((Mat_SeqAIJCIHybrid *)A->spptr)->dev, k, B, ldb, add, C, ldc));
+  if (h->cdev) PetscCall(CIHybridCompressedSpMMOp(A, PETSC_TRUE, k, B, ldb, add, C, ldc));
+  else PetscCall(CIHybridDeviceSpMM(h->dev, k, B, ldb, add, C, ldc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,7 +225,7 @@ static PetscErrorCode CIHybridValuesDeviceOp(Mat A, const GpuMatsValuesChange *c
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  if (!h->dev) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!h->dev) PetscFunctionReturn(PETSC_SUCCESS); /* none, or compressed: the values go up again */
   if (c->op == GPUMATS_VALUES_SHIFT || c->op == GPUMATS_VALUES_DIAGONAL_SET || c->op == GPUMATS_VALUES_DIAGONAL_ADD) PetscCall(CIHybridDeviceMissingDiagonal(h->dev, &missing));
   if (missing) PetscFunctionReturn(PETSC_SUCCESS); /* AIJ left those rows alone: the values go up again */
   if (c->op == GPUMATS_VALUES_AXPY || c->op == GPUMATS_VALUES_COPY) { /* the same layout, or the values go up again */

@@ -5,6 +5,7 @@
 
 static const char *const CIHybridSplits[] = {"entries", "columns", "MatCIHybridSplit", "MAT_CIHYBRID_SPLIT_", NULL};
 static const char *const CIHybridKernels[] = {"tuned", "paper"}; /* as numbered in MatCIHybridKernel */
+static const char *const CIHybridCompressions[] = {"none", "full", "MatCIHybridCompress", "MAT_CIHYBRID_COMPRESS_", NULL};
 
 /* ---- public API: dispatch through composed functions (seq and MPI) ---- */
 
@@ -59,6 +60,23 @@ PetscErrorCode MatCIHybridGetKernel(Mat A, MatCIHybridKernel *kernel)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatCIHybridSetCompress(Mat A, MatCIHybridCompress compress)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCheck(compress == MAT_CIHYBRID_COMPRESS_NONE || compress == MAT_CIHYBRID_COMPRESS_FULL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown MatCIHybridCompress %d", (int)compress);
+  PetscTryMethod(A, "MatCIHybridSetCompress_C", (Mat, MatCIHybridCompress), (A, compress));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCIHybridGetCompress(Mat A, MatCIHybridCompress *compress)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatCIHybridGetCompress_C", (Mat, MatCIHybridCompress *), (A, compress));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCIHybridGetInfo(Mat A, MatCIHybridInfo *info)
 {
   PetscFunctionBegin;
@@ -74,8 +92,10 @@ GPUMATS_SHADOW_SETTING(MatCIHybridSetBoundary_SeqAIJCIHybrid, MatCIHybridGetBoun
 GPUMATS_SHADOW_SETTING(MatCIHybridSetSplit_SeqAIJCIHybrid, MatCIHybridGetSplit_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit, MatCIHybridApplySettings_SeqAIJCIHybrid)
 /* the same arrays serve both kernels: MatCIHybridApplySettings_SeqAIJCIHybrid keeps the layout */
 GPUMATS_SHADOW_SETTING(MatCIHybridSetKernel_SeqAIJCIHybrid, MatCIHybridGetKernel_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel, MatCIHybridApplySettings_SeqAIJCIHybrid)
+/* the compressed form is made from the host arrays at the next product (the same layout) */
+GPUMATS_SHADOW_SETTING(MatCIHybridSetCompress_SeqAIJCIHybrid, MatCIHybridGetCompress_SeqAIJCIHybrid, Mat_SeqAIJCIHybrid, CIHybridSettings, compress, MatCIHybridCompress, MatCIHybridApplySettings_SeqAIJCIHybrid)
 
-/* MatCIHybridSet/GetBoundary, Set/GetSplit, Set/GetKernel on A (the MPI ones: mpicihybrid.c) */
+/* MatCIHybridSet/GetBoundary, Set/GetSplit, Set/GetKernel, Set/GetCompress on A (the MPI ones: mpicihybrid.c) */
 PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat A, PetscBool set)
 {
   PetscFunctionBegin;
@@ -85,6 +105,8 @@ PetscErrorCode MatCIHybridComposeSettings_SeqAIJCIHybrid(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_SeqAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetCompress_C", set ? MatCIHybridSetCompress_SeqAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetCompress_C", set ? MatCIHybridGetCompress_SeqAIJCIHybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -119,6 +141,7 @@ PetscErrorCode MatCIHybridGetInfo_SeqAIJCIHybrid(Mat A, MatCIHybridInfo *info)
     info->on_device    = PETSC_TRUE;
   }
 #endif
+  PetscCall(CIHybridCompressedGetInfo(h, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,6 +162,8 @@ PetscErrorCode MatCIHybridView_Info(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "CIHYBRID: split %s, BOUNDARY %" PetscInt_FMT "%s, ELLPACK width %" PetscInt_FMT " (row pitch %" PetscInt_FMT ")\n", CIHybridSplits[h->settings.split], info.boundary, h->settings.boundary == MAT_CIHYBRID_BOUNDARY_AUTO ? " (auto)" : "", info.width, info.pitch));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  nonzeros: %" PetscInt64_FMT " = %" PetscInt64_FMT " in ELLPACK (%.1f%%) + %" PetscInt64_FMT " in CSR (%.1f%%); ELLPACK padding %" PetscInt64_FMT " slots (%.1f%% of the block)\n", info.nnz, info.nnz_ell, info.nnz ? 100.0 * (double)info.nnz_ell / (double)info.nnz : 0.0, info.nnz_csr, info.nnz ? 100.0 * (double)info.nnz_csr / (double)info.nnz : 0.0, info.padding, (m > 0 && info.width > 0) ? 100.0 * (double)info.padding / (double)(m * info.width) : 0.0));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  memory (paper's formula): ELLPACK %" PetscInt64_FMT " + CSR %" PetscInt64_FMT " = %" PetscInt64_FMT " bytes (plain CSR: %" PetscInt64_FMT ")\n", ell_bytes, csr_bytes, ell_bytes + csr_bytes, plain_csr));
+  if (info.compressed) PetscCall(PetscViewerASCIIPrintf(viewer, "  compressed: %.2f bytes a nonzero read by a product (plain %.2f), dictionary of %" PetscInt_FMT " values covering %.1f%% of the nonzeros, %" PetscInt64_FMT " explicit values, %" PetscInt64_FMT " escaped columns\n", info.bytes_per_nonzero, info.nnz ? (double)(ell_bytes + csr_bytes) / (double)info.nnz : 0.0, info.dict_count, info.nnz ? 100.0 * (double)(info.nnz - info.nnz_explicit) / (double)info.nnz : 100.0, info.nnz_explicit, info.escapes));
+  else if (h->settings.compress != MAT_CIHYBRID_COMPRESS_NONE) PetscCall(PetscViewerASCIIPrintf(viewer, "  not compressed: assembled on the device (MatCIHybridAssembleOnDevice), which keeps the plain form\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow copy: %" PetscInt64_FMT " bytes on host, %" PetscInt64_FMT " bytes on device; products run on the %s%s\n", info.bytes_host, info.bytes_device, on_device ? "device" : "host", on_device && h->settings.kernel == MAT_CIHYBRID_KERNEL_PAPER ? " (paper's kernel)" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -185,12 +210,14 @@ PetscErrorCode CIHybridSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
   PetscInt          boundary, kernel;
   MatCIHybridSplit  split;
   MatCIHybridKernel current;
+  MatCIHybridCompress compress;
   PetscEnum         value;
 
   PetscFunctionBegin;
   PetscCall(MatCIHybridGetBoundary(A, &boundary));
   PetscCall(MatCIHybridGetSplit(A, &split));
   PetscCall(MatCIHybridGetKernel(A, &current));
+  PetscCall(MatCIHybridGetCompress(A, &compress));
   PetscOptionsHeadBegin(PetscOptionsObject, "CIHYBRID matrix options");
   if (boundary == MAT_CIHYBRID_BOUNDARY_AUTO) PetscCall(PetscStrncpy(text, "auto", sizeof(text)));
   else PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, boundary));
@@ -205,6 +232,9 @@ PetscErrorCode CIHybridSetFromOptions(Mat A, GPUMATS_OPTIONS_ARG)
   kernel = (PetscInt)current;
   PetscCall(PetscOptionsEList("-mat_cihybrid_kernel", "CUDA SpMV kernel", "MatCIHybridSetKernel", CIHybridKernels, 2, CIHybridKernels[kernel], &kernel, &set));
   if (set) PetscCall(MatCIHybridSetKernel(A, (MatCIHybridKernel)kernel));
+  value = (PetscEnum)compress;
+  PetscCall(PetscOptionsEnum("-mat_cihybrid_compress", "Entries as 16-bit value codes into a dictionary of the most frequent values and 16-bit column gaps (exact; about 4 bytes a nonzero for a CI Hamiltonian)", "MatCIHybridSetCompress", CIHybridCompressions, value, &value, &set));
+  if (set) PetscCall(MatCIHybridSetCompress(A, (MatCIHybridCompress)value));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -34,6 +34,7 @@ static PetscErrorCode CIHybridViewBlock(Mat B, const char *which, PetscViewer vi
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
   PetscCall(MatCIHybridGetInfo(B, &info));
   PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] %s block: ELLPACK width %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros in ELLPACK + %" PetscInt64_FMT " in CSR, padding %" PetscInt64_FMT ", %" PetscInt64_FMT " bytes on host, %" PetscInt64_FMT " on device\n", rank, which, info.width, info.nnz_ell, info.nnz_csr, info.padding, info.bytes_host, info.bytes_device));
+  if (info.compressed) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] %s block compressed: %.2f bytes a nonzero, dictionary of %" PetscInt_FMT " values, %" PetscInt64_FMT " explicit values, %" PetscInt64_FMT " escaped columns\n", rank, which, info.bytes_per_nonzero, info.dict_count, info.nnz_explicit, info.escapes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -41,6 +42,7 @@ static PetscErrorCode CIHybridViewBlock(Mat B, const char *which, PetscViewer vi
 GPUMATS_MPI_SETTING(MatCIHybridSetBoundary_MPIAIJCIHybrid, MatCIHybridGetBoundary_MPIAIJCIHybrid, CIHybridSettings, boundary, PetscInt)
 GPUMATS_MPI_SETTING(MatCIHybridSetSplit_MPIAIJCIHybrid, MatCIHybridGetSplit_MPIAIJCIHybrid, CIHybridSettings, split, MatCIHybridSplit)
 GPUMATS_MPI_SETTING(MatCIHybridSetKernel_MPIAIJCIHybrid, MatCIHybridGetKernel_MPIAIJCIHybrid, CIHybridSettings, kernel, MatCIHybridKernel)
+GPUMATS_MPI_SETTING(MatCIHybridSetCompress_MPIAIJCIHybrid, MatCIHybridGetCompress_MPIAIJCIHybrid, CIHybridSettings, compress, MatCIHybridCompress)
 
 static PetscErrorCode MatCIHybridGetInfo_MPIAIJCIHybrid(Mat A, MatCIHybridInfo *info)
 {
@@ -62,12 +64,14 @@ static PetscErrorCode CIHybridComposeMPI(Mat A, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetSplit_C", set ? MatCIHybridGetSplit_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetKernel_C", set ? MatCIHybridSetKernel_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetKernel_C", set ? MatCIHybridGetKernel_MPIAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridSetCompress_C", set ? MatCIHybridSetCompress_MPIAIJCIHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetCompress_C", set ? MatCIHybridGetCompress_MPIAIJCIHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCIHybridGetInfo_C", set ? MatCIHybridGetInfo_MPIAIJCIHybrid : NULL));
   PetscCall(MatCIHybridComposeDeviceOnlyMPI(A, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED};
+static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED, MAT_CIHYBRID_COMPRESS_NONE};
 
 /* Both blocks: the off-diagonal one told so (its split above) */
 static const GpuMatsMPIBlockClass CIHybridMPIBlock = {CIHybridConvertBlock, NULL, CIHybridViewBlock};
