@@ -105,8 +105,10 @@ static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space,
   PetscErrorCode (*assemble)(Mat, const MatCIHybridDeviceRows *) = NULL;
   PetscErrorCode (*uses)(Mat, PetscBool *)                        = NULL;
   PetscErrorCode (*split)(Mat, MatCIHybridSplit *)                = NULL;
-  PetscBool        device = PETSC_FALSE;
-  MatCIHybridSplit s      = MAT_CIHYBRID_SPLIT_ENTRIES;
+  PetscErrorCode (*compress)(Mat, MatCIHybridCompress *)          = NULL;
+  PetscBool           device = PETSC_FALSE;
+  MatCIHybridSplit    s      = MAT_CIHYBRID_SPLIT_ENTRIES;
+  MatCIHybridCompress c      = MAT_CIHYBRID_COMPRESS_NONE;
 
   PetscFunctionBeginUser;
   *possible = PETSC_FALSE;
@@ -115,6 +117,8 @@ static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space,
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridGetSplit_C", &split));
   if (uses) PetscCall((*uses)(A, &device));
   if (split) PetscCall((*split)(A, &s));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatCIHybridGetCompress_C", &compress));
+  if (compress) PetscCall((*compress)(A, &c));
   if (!FCI_HAVE_CUDA) PetscCall(PetscSNPrintf(why, len, "the FCI builders were compiled without CUDA"));
   else if (!assemble) {
     MatType type;
@@ -123,6 +127,7 @@ static PetscErrorCode FCIDeviceAssemblyPossible(Mat A, const FCIDetSpace *space,
   }
   else if (!device) PetscCall(PetscSNPrintf(why, len, "its products run on the host (no GPU, or -mat_gpumats_backend host)"));
   else if (s != MAT_CIHYBRID_SPLIT_ENTRIES) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_split columns is built on the host only"));
+  else if (c != MAT_CIHYBRID_COMPRESS_NONE) PetscCall(PetscSNPrintf(why, len, "-mat_cihybrid_compress is made from the host arrays (the builder on the host)"));
   else if (space->perm) PetscCall(PetscSNPrintf(why, len, "the device rows come in the lexical ordering only (-fci_ordering lexical)"));
   else *possible = PETSC_TRUE;
   PetscFunctionReturn(0);
