@@ -33,29 +33,36 @@ static PetscErrorCode CIHybridCompressedCheckStatus(Mat A, CIHybridCompressStatu
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* h->fmt's arrays are filled with A's current values: compress them, and on the device put the
-   compressed copy in place of the plain one */
+/* h->fmt's arrays are filled with A's current values (cihybrid_ops.c frees the form whenever it
+   fills them): compress them unless done, and on the device put the compressed copy in place of
+   the plain one unless there */
 PetscErrorCode CIHybridCompressedMake(Mat A, Mat_SeqAIJCIHybrid *h, PetscBool on_device)
 {
   CIHybridCompressStats st;
   PetscLogDouble        t0, t1;
 
   PetscFunctionBegin;
-  PetscCall(CIHybridCompressedFreeAll(h));
-  PetscCall(PetscTime(&t0));
-  PetscCall(CIHybridCompressedCheckStatus(A, CIHybridCompress(&h->fmt, NULL, &h->cmp)));
-  h->cmp_made = PETSC_TRUE;
+  if (!h->cmp_made) {
+    PetscCall(CIHybridCompressedFreeAll(h));
+    PetscCall(PetscTime(&t0));
+    PetscCall(CIHybridCompressedCheckStatus(A, CIHybridCompress(&h->fmt, NULL, &h->cmp)));
+    h->cmp_made = PETSC_TRUE;
+    PetscCall(PetscTime(&t1));
+    CIHybridCompressedGetStats(&h->cmp, &st);
+    PetscCall(PetscInfo(A, "CIHYBRID compressed in %.3g ms: %.2f bytes a nonzero (plain %.2f), dictionary of %" PetscInt_FMT " values covering %.1f%% of the %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " escaped columns\n", (t1 - t0) * 1e3, st.bytes_per_nonzero, st.plain_bytes_per_nonzero, st.dict_count, 100.0 * st.dict_coverage, st.nnz, st.escapes));
+  }
 #if GPUMATS_HAVE_CUDA
-  if (on_device) {
+  if (on_device && !h->cdev) {
+    size_t bytes;
+
     PetscCall(CIHybridDeviceDestroy(&h->dev));
     PetscCall(CIHybridCompressedDeviceCreate(&h->cmp, &h->cdev));
+    PetscCall(CIHybridCompressedDeviceBytes(h->cdev, &bytes));
+    PetscCall(PetscInfo(A, "CIHYBRID compressed copy uploaded: %.1f MB on the device\n", (double)bytes / 1048576.0));
   }
 #else
   (void)on_device;
 #endif
-  PetscCall(PetscTime(&t1));
-  CIHybridCompressedGetStats(&h->cmp, &st);
-  PetscCall(PetscInfo(A, "CIHYBRID compressed in %.3g ms%s: %.2f bytes a nonzero (plain %.2f), dictionary of %" PetscInt_FMT " values covering %.1f%% of the %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " escaped columns\n", (t1 - t0) * 1e3, on_device ? " and uploaded" : "", st.bytes_per_nonzero, st.plain_bytes_per_nonzero, st.dict_count, 100.0 * st.dict_coverage, st.nnz, st.escapes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
