@@ -7,8 +7,8 @@
    CIHybridMultTransposeHost, so their results equal those of the plain format bit for bit; only
    where two NaNs meet in one operation may the NaN that comes out differ (IEEE 754 leaves which
    one to the hardware and the compiler's operand order).  These host kernels are the reference
-   the device kernel (one warp a row: cuda/cihybrid/cihybrid_compress.cu, its test
-   tests/test_cihybrid_compress_device.cu) is tested against.  A cihybrid Mat keeps its entries
+   the device kernels below (one warp a row: cuda/cihybrid/cihybrid_compress.cu, their test
+   tests/test_cihybrid_compress_device.cu) are tested against.  A cihybrid Mat keeps its entries
    in this form with -mat_cihybrid_compress full (src/cihybrid/cihybrid_compressed.c).
 
    Layout.  The ELLPACK block keeps the plain format's shape (row i's slot p at i*pitch + p,
@@ -115,6 +115,44 @@ PETSC_EXTERN void                   CIHybridCompressedGetStats(const CIHybridCom
    result is a NaN, see above) */
 PETSC_EXTERN void CIHybridCompressedMultHost(const CIHybridCompressed *cmp, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 PETSC_EXTERN void CIHybridCompressedMultTransposeHost(const CIHybridCompressed *cmp, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* ---- on the device (CUDA builds: cuda/cihybrid/cihybrid_compress.cu) ---- */
+
+/* Dictionaries of at most this many magnitudes (32 KiB of doubles: within the 48 KiB of shared
+   memory a block has without opting in) are staged in shared memory by each block of the
+   product; larger ones are read from global memory through the read-only path. */
+#define CIHYBRID_COMPRESSED_SHARED_DICT_MAX CIHYBRID_DICT_DEFAULT
+
+typedef struct _n_CIHybridCompressedDevice *CIHybridCompressedDevice;
+
+/* Where the product reads the dictionary: AUTO takes shared memory when the dictionary has at
+   most CIHYBRID_COMPRESSED_SHARED_DICT_MAX entries; SHARED (an error for a larger one) and
+   GLOBAL force one way, so that a test can run both on one matrix. */
+typedef enum {
+  CIHYBRID_COMPRESSED_DICT_AUTO = 0,
+  CIHYBRID_COMPRESSED_DICT_SHARED,
+  CIHYBRID_COMPRESSED_DICT_GLOBAL
+} CIHybridCompressedDictPlace;
+
+/* A device copy of every array of cmp (a result of CIHybridCompress: sizes checked to fit the
+   int32 device indices), uploaded and checked; allocation failures are PETSC_ERR_MEM naming
+   the array and the sizes.  On failure nothing stays allocated and *dev is NULL. */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceCreate(const CIHybridCompressed *cmp, CIHybridCompressedDevice *dev);
+/* Frees the copy (NULL: nothing); *dev becomes NULL. */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceDestroy(CIHybridCompressedDevice *dev);
+/* Device memory held by the copy's arrays. */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceBytes(CIHybridCompressedDevice dev, size_t *bytes);
+/* y = A x (+ y0), device vectors; y0 may be NULL or equal y.  One warp a row; queued on
+   GpuMatsCUDAGetStream(), returns without waiting.  The sums are in another order than the
+   host kernels': equal to them up to rounding, not bit for bit. */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceMult(CIHybridCompressedDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+/* The same with the dictionary read from 'place'. */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceMultDict(CIHybridCompressedDevice dev, CIHybridCompressedDictPlace place, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
+
+/* y = A^T x (+ y0), device vectors; y0 may be NULL or equal y.  A fallback of one thread a row
+   with atomics (results equal to the host kernel's up to rounding); queued on
+   GpuMatsCUDAGetStream(). */
+PETSC_EXTERN PetscErrorCode CIHybridCompressedDeviceMultTranspose(CIHybridCompressedDevice dev, const PetscScalar *x, const PetscScalar *y0, PetscScalar *y);
 
 #if defined(__cplusplus)
 }

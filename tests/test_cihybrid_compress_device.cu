@@ -22,7 +22,7 @@
 #include "testexit.h"
 extern "C" {
 #include "cuda/common/gpumats_cuda.h"
-#include "cuda/cihybrid/cihybrid_compress_cuda.h"
+#include <gpumats_cihybrid_compress.h>
 }
 
 static const char help[] = "Tests the compressed cihybrid device product against the host products.\n";

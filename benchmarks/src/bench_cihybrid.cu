@@ -17,7 +17,9 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
                                k tuned SpMVs and cuSPARSE SpMM (default and CSR ALG2)\n\
   -host_only                   build the matrix, its CIHYBRID form and the references, check the host\n\
                                products, and stop before any CUDA call (for machines without GPU)\n\
-  -csv <path>                  also write every result as CSV\n";
+  -csv <path>                  also write every result as CSV\n\
+The compressed form (-mat_cihybrid_compress full) is timed too: its bytes a nonzero, y = A x with the\n\
+dictionary in shared and in global memory, and y = A^T x.\n";
 
 /* The harness (timing, errors, bandwidth, cuSPARSE, PETSc) is benchmarks/src/bench_common.h:
    GB/s over the minimal CSR traffic, errors relative to |A||x|, a kernel whose error
@@ -26,6 +28,7 @@ static const char help[] = "Times the CIHYBRID SpMV kernels against cuSPARSE (an
 #include <math.h>
 #include <string.h>
 #include <gpumats_cihybrid_format.h>
+#include <gpumats_cihybrid_compress.h>
 extern "C" {
 #include "ci_synthetic.h"
 #include "bench_host.h"
@@ -79,7 +82,10 @@ typedef enum {
   BENCH_SPMM_CIHYBRID,         /* CIHybridDeviceSpMM (B through a row-major copy) */
   BENCH_SPMM_CIHYBRID_COLMAJOR, /* the same kernel reading column-major B directly */
   BENCH_SPMM_CUSPARSE_DEFAULT, /* cusparseSpMM, CUSPARSE_SPMM_ALG_DEFAULT */
-  BENCH_SPMM_CUSPARSE_ALG2     /* cusparseSpMM, CUSPARSE_SPMM_CSR_ALG2 */
+  BENCH_SPMM_CUSPARSE_ALG2,    /* cusparseSpMM, CUSPARSE_SPMM_CSR_ALG2 */
+  BENCH_COMPRESSED,            /* the compressed form (gpumats_cihybrid_compress.h), dictionary where AUTO puts it */
+  BENCH_COMPRESSED_GLOBAL,     /* the same, dictionary read from global memory */
+  BENCH_COMPRESSED_TRANSPOSE   /* its y = A^T x */
 } BenchKind;
 
 typedef struct {
@@ -93,6 +99,7 @@ typedef struct {
   PetscInt             nrows, ncols, nnz;
   double              *x, *y, *xt, *yt; /* device: x (ncols), y (nrows); transpose: xt (nrows), yt (ncols) */
   CIHybridDevice       hyb;
+  CIHybridCompressedDevice cmp; /* the compressed form of the same matrix */
   BenchCUSPARSE        cusparse; /* its own device CSR */
   /* block products: B (ncols x spmm_kmax, ld ncols) and C (nrows x spmm_kmax, ld nrows), of which
      the first spmm_k columns are used; the cuSPARSE descriptors are of spmm_k columns */
@@ -149,6 +156,15 @@ static PetscErrorCode BenchRun(Bench *b, const BenchKernel *k)
   case BENCH_SPMM_CUSPARSE_ALG2:
     BenchCallCUSPARSE(cusparseSpMM(b->cusparse.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, b->cusparse.mat, b->mat_B, &zero, b->mat_C, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG2, b->spmm_buffer[1]));
     break;
+  case BENCH_COMPRESSED:
+    PetscCall(CIHybridCompressedDeviceMult(b->cmp, b->x, NULL, b->y));
+    break;
+  case BENCH_COMPRESSED_GLOBAL:
+    PetscCall(CIHybridCompressedDeviceMultDict(b->cmp, CIHYBRID_COMPRESSED_DICT_GLOBAL, b->x, NULL, b->y));
+    break;
+  case BENCH_COMPRESSED_TRANSPOSE:
+    PetscCall(CIHybridCompressedDeviceMultTranspose(b->cmp, b->xt, NULL, b->yt));
+    break;
   }
   PetscFunctionReturn(0);
 }
@@ -180,7 +196,7 @@ static PetscErrorCode BenchTimeKernel(Bench *b, const BenchKernel *k, PetscInt w
 /* Runs k once on a poisoned y and returns its error against the reference. */
 static PetscErrorCode BenchError(Bench *b, const BenchKernel *k, const double *ref, const double *absref, double *host_y, double *err)
 {
-  const PetscBool transpose = k->kind == BENCH_TRANSPOSE ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool transpose = k->kind == BENCH_TRANSPOSE || k->kind == BENCH_COMPRESSED_TRANSPOSE ? PETSC_TRUE : PETSC_FALSE;
   BenchCall       c         = {b, k};
 
   PetscFunctionBegin;
@@ -220,6 +236,12 @@ static const char *BenchKernelName(const BenchKernel *k)
     return "cusparse_spmm_default";
   case BENCH_SPMM_CUSPARSE_ALG2:
     return "cusparse_spmm_csr_alg2";
+  case BENCH_COMPRESSED:
+    return "cihybrid_compressed";
+  case BENCH_COMPRESSED_GLOBAL:
+    return "cihybrid_compressed_global_dict";
+  case BENCH_COMPRESSED_TRANSPOSE:
+    return "cihybrid_compressed_transpose";
   }
   return "?";
 }
@@ -248,7 +270,7 @@ static PetscErrorCode BenchReport(Bench *b, const char *table, const BenchKernel
     lanes = k->lanes;
     if (!lanes) PetscCall(CIHybridDeviceTunedLanesPerRow(b->hyb, k->variant, &lanes));
     snprintf(lanes_text, sizeof(lanes_text), "%d", (int)lanes);
-  } else if (k->kind == BENCH_PAPER || k->kind == BENCH_TRANSPOSE) snprintf(lanes_text, sizeof(lanes_text), "32");
+  } else if (k->kind == BENCH_PAPER || k->kind == BENCH_TRANSPOSE || k->kind == BENCH_COMPRESSED || k->kind == BENCH_COMPRESSED_GLOBAL) snprintf(lanes_text, sizeof(lanes_text), "32");
   PetscCall(BenchPrintRow(BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, BenchPercentOfRead(gbs, b->read_gbs), err));
   PetscCall(BenchCSVLine(b, table, BenchKernelName(k), lanes_text, ms_median, ms_min, gbs, err));
   if (err > BENCH_TOLERANCE) b->failed = PETSC_TRUE;
@@ -643,6 +665,41 @@ static PetscErrorCode BenchHostCheck(const BenchCSR *A, const CIHybridFormat *fm
   PetscFunctionReturn(0);
 }
 
+/* The compressed form of the same matrix (-mat_cihybrid_compress full): its bytes a nonzero and
+   its products, GB/s over the bytes it reads (its arrays, x and y), against the hardware */
+static PetscErrorCode BenchCompressed(Bench *b, const CIHybridFormat *fmt, PetscInt warmup, PetscInt reps, const double *ref, const double *absref, double *host_y, const double *reft, const double *absreft, double *host_yt)
+{
+  const BenchKernel      kernels[] = {{BENCH_COMPRESSED, CIHYBRID_TUNED_DEFAULT, 0}, {BENCH_COMPRESSED_GLOBAL, CIHYBRID_TUNED_DEFAULT, 0}}, transpose = {BENCH_COMPRESSED_TRANSPOSE, CIHYBRID_TUNED_DEFAULT, 0};
+  CIHybridCompressed     cmp;
+  CIHybridCompressStats  st;
+  CIHybridCompressStatus status;
+  PetscLogDouble         t0, t1, t2;
+  double                 err, ms_median, ms_min;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  status = CIHybridCompress(fmt, NULL, &cmp);
+  PetscCheck(status == CIHYBRID_COMPRESS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridCompress failed: %s", CIHybridCompressStatusString(status));
+  PetscCall(PetscTime(&t1));
+  CIHybridCompressedGetStats(&cmp, &st);
+  PetscCall(CIHybridCompressedDeviceCreate(&cmp, &b->cmp));
+  PetscCall(BenchCUDASynchronize());
+  PetscCall(PetscTime(&t2));
+  CIHybridCompressedFree(&cmp);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nCompressed: %.2f bytes a nonzero (plain %.2f), dictionary of %" PetscInt_FMT " values covering %.1f%% of the nonzeros, %" PetscInt64_FMT " explicit values, %" PetscInt64_FMT " escaped columns; compressed on the host in %.3f s, uploaded in %.3f s\n", st.bytes_per_nonzero, st.plain_bytes_per_nonzero, st.dict_count, 100.0 * st.dict_coverage, st.nnz_explicit, st.escapes, t1 - t0, t2 - t1));
+  PetscCall(BenchPrintHeader("SpMV y = A x on the compressed form (GB/s over the bytes it reads)", "lanes"));
+  for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+    PetscCall(BenchError(b, &kernels[k], ref, absref, host_y, &err));
+    PetscCall(BenchTimeKernel(b, &kernels[k], warmup, reps, &ms_median, &ms_min));
+    PetscCall(BenchReport(b, "spmv_compressed", &kernels[k], st.bytes_per_mult, ms_median, ms_min, err));
+  }
+  PetscCall(BenchError(b, &transpose, reft, absreft, host_yt, &err));
+  PetscCall(BenchTimeKernel(b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
+  PetscCall(BenchReport(b, "transpose_compressed", &transpose, st.bytes_per_mult, ms_median, ms_min, err));
+  PetscCall(CIHybridCompressedDeviceDestroy(&b->cmp));
+  PetscFunctionReturn(0);
+}
+
 /* ------------------------------------------------------------------------ */
 static PetscErrorCode BenchMain(PetscBool *failed)
 {
@@ -799,6 +856,7 @@ static PetscErrorCode BenchMain(PetscBool *failed)
     PetscCall(BenchTimeKernel(&b, &transpose, warmup, PetscMin(reps, 20), &ms_median, &ms_min));
     PetscCall(BenchReport(&b, "transpose", &transpose, bytes, ms_median, ms_min, err));
   }
+  PetscCall(BenchCompressed(&b, &fmt, warmup, reps, ref, absref, host_y, reft, absreft, host_yt));
   if (nspmm) PetscCall(BenchSpMM(&b, &A, nspmm, spmm_ks, lanes, warmup, reps));
   if (sweep) PetscCall(BenchSweep(&b, &A, (CIHybridSplit)split_index, sweep_step, PetscMin(warmup, 5), sweep_reps, ref, absref, host_y, bytes));
 

@@ -24,7 +24,7 @@
 #include <stdio.h>
 extern "C" {
 #include "../common/gpumats_cuda.h"
-#include "cihybrid_compress_cuda.h"
+#include <gpumats_cihybrid_compress.h>
 }
 #include "../common/gpumats_loads.cuh"
 

@@ -6,7 +6,6 @@
 #include <gpumats_cihybrid_compress.h>
 #if GPUMATS_HAVE_CUDA
   #include "cuda/cihybrid/cihybrid_cuda.h"
-  #include "cuda/cihybrid/cihybrid_compress_cuda.h"
 #endif
 
 /* MatSetValues into a device-only matrix, kept on the host until the assembly applies them on the
