@@ -370,8 +370,7 @@ PetscErrorCode CIHybridCompressedDeviceMultTranspose(CIHybridCompressedDevice de
   PetscFunctionBegin;
   if (!dev->nrows && !dev->ncols) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  if (!y0) PetscCall(GpuMatsCUDAMemset(y, 0, ybytes));
-  else if (y0 != y && ybytes) GpuMatsCallCUDA(cudaMemcpyAsync(y, y0, ybytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscCall(GpuMatsCUDAStartSum(y, y0, ybytes));
   if (!dev->nrows) PetscFunctionReturn(0);
   {
     const unsigned grid = (unsigned)PetscMin(((long long)dev->nrows + CIHYBRID_COMPRESSED_BLOCK - 1) / CIHYBRID_COMPRESSED_BLOCK, (long long)dev->blocks_global);

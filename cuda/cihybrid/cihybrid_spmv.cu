@@ -236,8 +236,7 @@ PetscErrorCode CIHybridDeviceMultTranspose(CIHybridDevice dev, const PetscScalar
   PetscFunctionBegin;
   if (!dev->nrows && !dev->ncols) PetscFunctionReturn(0);
   PetscCall(GpuMatsCUDAGetStream(&stream));
-  if (!y0) PetscCall(GpuMatsCUDAMemset(y, 0, ybytes));
-  else if (y0 != y && ybytes) GpuMatsCallCUDA(cudaMemcpyAsync(y, y0, ybytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscCall(GpuMatsCUDAStartSum(y, y0, ybytes));
   if (!dev->nrows) PetscFunctionReturn(0);
   CIHybridSpMVTransposeWarpPerRow<<<CIHybridGridSize(dev->nrows, 32), CIHYBRID_BLOCK_SIZE, 0, (cudaStream_t)stream>>>(CIHybridArraysOf(dev), x, y);
   GpuMatsCallCUDA(cudaGetLastError());

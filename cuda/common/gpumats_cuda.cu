@@ -392,6 +392,14 @@ PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GpuMatsCUDAStartSum(void *y, const void *y0, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!y0) PetscCall(GpuMatsCUDAMemset(y, 0, bytes));
+  else if (y0 != y) PetscCall(GpuMatsCUDACopyOnDevice(y, y0, bytes));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GpuMatsStageFree(GpuMatsStage *stage)
 {
   PetscFunctionBegin;

@@ -52,6 +52,9 @@ PetscErrorCode GpuMatsCUDATransferLarge(void *dst, const void *src, size_t bytes
 PetscErrorCode GpuMatsCUDACopyToHost(void *dst, const void *src, size_t bytes);
 PetscErrorCode GpuMatsCUDAMemset(void *dst, int value, size_t bytes);
 PetscErrorCode GpuMatsCUDACopyOnDevice(void *dst, const void *src, size_t bytes);
+/* y = y0 (nothing where y0 is y), or 0 without y0: where a product that adds into y starts (a
+   transpose's atomic scatter); queued on the stream */
+PetscErrorCode GpuMatsCUDAStartSum(void *y, const void *y0, size_t bytes);
 
 /* A pinned host buffer and a device buffer of the same size, grown on demand:
    how host vectors reach the device when PETSc has no CUDA vectors. */

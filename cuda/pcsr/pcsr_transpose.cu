@@ -157,8 +157,7 @@ PetscErrorCode PCSRDeviceMultTranspose(PCSRDevice dev, MatPCSRTranspose mode, co
   PetscCall(GpuMatsCUDAGetStream(&s));
   stream = (cudaStream_t)s;
   if (mode == MAT_PCSR_TRANSPOSE_ATOMIC || !dev->nrows || !dev->nnz) { /* y = y0 or 0, then the scatter (nothing for an empty matrix) */
-    if (!y0) GpuMatsCallCUDA(cudaMemsetAsync(y, 0, ybytes, stream));
-    else if (y0 != y) GpuMatsCallCUDA(cudaMemcpyAsync(y, y0, ybytes, cudaMemcpyDeviceToDevice, stream));
+    PetscCall(GpuMatsCUDAStartSum(y, y0, ybytes));
     PetscCall(PCSRDeviceMultTransposeAtomic(dev, stream, x, y));
     PetscFunctionReturn(0);
   }
