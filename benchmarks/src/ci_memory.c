@@ -10,7 +10,11 @@ static char help[] = "Memory of CSR, ELLPACK, sliced ELLPACK and CIHYBRID for CI
                      "             ELL part  n*pitch*(8+4) + n*4 (ell_col, ell_val, ell_len)\n"
                      "             CSR part  nnz_csr*(8+4) + (n+1)*4 (csr_col, csr_val, csr_start)\n"
                      "           and the paper's formula n*W*(8+4) + nnz_csr*(8+4) + (n+1)*4 (W = ELL width,\n"
-                     "           no pitch alignment, no ell_len).\n\n"
+                     "           no pitch alignment, no ell_len).\n"
+                     "  compressed  that format compressed (gpumats_cihybrid_compress.h, -mat_cihybrid_compress full):\n"
+                     "           n*pitch*(2+2) + nnz_csr*(2+2) + 3*(n+1)*4 + explicit values*8 + escapes*4\n"
+                     "           + dictionary*8, what its device copy allocates (one dictionary a block\n"
+                     "           with -block_rows)\n\n"
                      "Options:\n"
                      "  -matrices <list>   comma-separated, from: syn32k, syn128k, syn1m, n2_sto3g, h2o_sto2g,\n"
                      "                     hubbard34, h2o_631g (default: all of them, in that order)\n"
@@ -28,6 +32,7 @@ static char help[] = "Memory of CSR, ELLPACK, sliced ELLPACK and CIHYBRID for CI
 #include <string.h>
 #include <math.h>
 #include <gpumats_cihybrid_format.h>
+#include <gpumats_cihybrid_compress.h>
 #include "ci_synthetic.h"
 #include "fci.h"
 
@@ -131,6 +136,9 @@ typedef struct {
   PetscInt   boundary, width, pitch, nblocks;
   PetscInt64 nnz_ell, nnz_csr, hyb_slots, hyb_pad_counted, rows_with_csr;
   PetscInt64 hyb_ell_bytes, hyb_csr_bytes, paper_bytes;
+  /* CIHYBRID compressed */
+  PetscInt64 cmp_bytes, cmp_dict_nnz;
+  double     compress_s;
 } MemResult;
 
 static PetscInt PitchOf(PetscInt width)
@@ -179,11 +187,16 @@ static PetscErrorCode MeasureFormats(const HostCSR *A, PetscInt block_rows, MemR
   r->width = 0;
   r->nnz_ell = r->nnz_csr = r->hyb_pad_counted = r->rows_with_csr = 0;
   r->nblocks = 0;
+  r->cmp_bytes = r->cmp_dict_nnz = 0;
+  r->compress_s = 0;
   for (r0 = 0; r0 < n; r0 += block_rows) {
     const PetscInt  m = n - r0 < block_rows ? n - r0 : block_rows;
-    CIHybridFormat  fmt;
-    CIHybridStatus  st;
-    PetscInt64      k, pad = 0;
+    CIHybridFormat         fmt;
+    CIHybridStatus         st;
+    CIHybridCompressed     cmp;
+    CIHybridCompressStatus cst;
+    PetscLogDouble         c0, c1;
+    PetscInt64             k, pad = 0;
 
     st = CIHybridBuildFromCSR(m, n, rp + r0, A->cols, A->vals, CIHYBRID_SPLIT_ENTRIES, r->boundary, &fmt);
     PetscCheck(st == CIHYBRID_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridBuildFromCSR (rows %" PetscInt_FMT "..%" PetscInt_FMT "): %s", r0, r0 + m, CIHybridStatusString(st));
@@ -197,10 +210,18 @@ static PetscErrorCode MeasureFormats(const HostCSR *A, PetscInt block_rows, MemR
     r->rows_with_csr += fmt.rows_with_csr;
     r->hyb_pad_counted += pad;
     r->nblocks++;
+    PetscCall(PetscTime(&c0));
+    cst = CIHybridCompress(&fmt, NULL, &cmp);
+    PetscCall(PetscTime(&c1));
+    PetscCheck(cst == CIHYBRID_COMPRESS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "CIHybridCompress (rows %" PetscInt_FMT "..%" PetscInt_FMT "): %s", r0, r0 + m, CIHybridCompressStatusString(cst));
+    r->compress_s += c1 - c0;
+    r->cmp_bytes += (PetscInt64)cmp.nrows * cmp.pitch * 4 + cmp.nnz_csr * 4 + 3 * ((PetscInt64)cmp.nrows + 1) * IDX_BYTES + cmp.nnz_explicit * VAL_BYTES + cmp.escapes * IDX_BYTES + (PetscInt64)cmp.dict_count * VAL_BYTES;
+    r->cmp_dict_nnz += cmp.nnz_dict;
+    CIHybridCompressedFree(&cmp);
     CIHybridFormatFree(&fmt);
   }
   PetscCall(PetscTime(&t1));
-  r->build_s = t1 - t0;
+  r->build_s = t1 - t0 - r->compress_s;
   PetscCheck(r->nnz_ell + r->nnz_csr == r->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Hybrid holds %" PetscInt64_FMT " nonzeros, CSR %" PetscInt64_FMT, r->nnz_ell + r->nnz_csr, r->nnz);
   /* one build of the whole matrix allocates n rows of the widest block's pitch */
   r->pitch         = PitchOf(r->width);
@@ -310,22 +331,22 @@ static PetscErrorCode PrintTables(const MemResult *res, int nres)
 
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nMemory in MB (10^6 bytes), 8-byte values, 4-byte indices; padding = padded slots / stored slots.\n\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "| matrix | n | nnz | avg / max row | BOUNDARY (pitch) | CSR | ELL | SELL-32 | hybrid: ELL part + CSR part = total | paper's formula | padding %% ELL / SELL-32 / hybrid |\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "|---|---|---|---|---|---|---|---|---|---|---|\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "| matrix | n | nnz | avg / max row | BOUNDARY (pitch) | CSR | ELL | SELL-32 | hybrid: ELL part + CSR part = total | paper's formula | compressed | padding %% ELL / SELL-32 / hybrid |\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
   for (k = 0; k < nres; k++) {
     const MemResult *r = &res[k];
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "| %s | %" PetscInt64_FMT " | %" PetscInt64_FMT " | %.1f / %" PetscInt64_FMT " | %" PetscInt_FMT " (%" PetscInt_FMT ") | %.2f | %.2f | %.2f | %.2f + %.2f = %.2f | %.2f | %.1f / %.1f / %.1f |\n", r->name, r->n, r->nnz,
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "| %s | %" PetscInt64_FMT " | %" PetscInt64_FMT " | %.1f / %" PetscInt64_FMT " | %" PetscInt_FMT " (%" PetscInt_FMT ") | %.2f | %.2f | %.2f | %.2f + %.2f = %.2f | %.2f | %.2f | %.1f / %.1f / %.1f |\n", r->name, r->n, r->nnz,
                           r->n ? (double)r->nnz / (double)r->n : 0.0, r->maxlen, r->boundary, r->pitch, MB(r->csr_bytes), MB(r->ell_bytes), MB(r->sell_bytes), MB(r->hyb_ell_bytes), MB(r->hyb_csr_bytes),
-                          MB(r->hyb_ell_bytes + r->hyb_csr_bytes), MB(r->paper_bytes), Pct(r->ell_slots - r->nnz, r->ell_slots), Pct(r->sell_slots - r->nnz, r->sell_slots), Pct(r->hyb_slots - r->nnz_ell, r->hyb_slots)));
+                          MB(r->hyb_ell_bytes + r->hyb_csr_bytes), MB(r->paper_bytes), MB(r->cmp_bytes), Pct(r->ell_slots - r->nnz, r->ell_slots), Pct(r->sell_slots - r->nnz, r->sell_slots), Pct(r->hyb_slots - r->nnz_ell, r->hyb_slots)));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nRelative to CSR (= 1.00), and where the nonzeros go:\n\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "| matrix | ELL | SELL-32 | hybrid | paper's formula | nnz in ELL part | rows with a CSR part | generate s | hybrid build s |\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "|---|---|---|---|---|---|---|---|---|\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "| matrix | ELL | SELL-32 | hybrid | paper's formula | compressed (dictionary coverage) | nnz in ELL part | rows with a CSR part | generate s | hybrid build s | compress s |\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "|---|---|---|---|---|---|---|---|---|---|---|\n"));
   for (k = 0; k < nres; k++) {
     const MemResult *r   = &res[k];
     const double     csr = (double)r->csr_bytes;
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "| %s | %.2f | %.2f | %.3f | %.3f | %.1f%% | %.1f%% | %.1f | %.1f%s |\n", r->name, (double)r->ell_bytes / csr, (double)r->sell_bytes / csr, (double)(r->hyb_ell_bytes + r->hyb_csr_bytes) / csr, (double)r->paper_bytes / csr,
-                          Pct(r->nnz_ell, r->nnz), Pct(r->rows_with_csr, r->n), r->gen_s, r->build_s, r->nblocks > 1 ? " (blocks)" : ""));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "| %s | %.2f | %.2f | %.3f | %.3f | %.3f (%.1f%%) | %.1f%% | %.1f%% | %.1f | %.1f%s | %.1f |\n", r->name, (double)r->ell_bytes / csr, (double)r->sell_bytes / csr, (double)(r->hyb_ell_bytes + r->hyb_csr_bytes) / csr, (double)r->paper_bytes / csr,
+                          (double)r->cmp_bytes / csr, Pct(r->cmp_dict_nnz, r->nnz), Pct(r->nnz_ell, r->nnz), Pct(r->rows_with_csr, r->n), r->gen_s, r->build_s, r->nblocks > 1 ? " (blocks)" : "", r->compress_s));
   }
   PetscFunctionReturn(0);
 }
@@ -338,12 +359,12 @@ static PetscErrorCode WriteCSV(const char *file, const MemResult *res, int nres)
   PetscFunctionBeginUser;
   f = fopen(file, "w");
   PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", file);
-  fprintf(f, "matrix,n,nnz,avg_row,max_row,boundary,width,pitch,nnz_ell,nnz_csr,csr_bytes,ell_bytes,sell32_bytes,hyb_ell_bytes,hyb_csr_bytes,hyb_bytes,paper_formula_bytes,pad_ell_pct,pad_sell32_pct,pad_hyb_pct,gen_s,build_s\n");
+  fprintf(f, "matrix,n,nnz,avg_row,max_row,boundary,width,pitch,nnz_ell,nnz_csr,csr_bytes,ell_bytes,sell32_bytes,hyb_ell_bytes,hyb_csr_bytes,hyb_bytes,paper_formula_bytes,pad_ell_pct,pad_sell32_pct,pad_hyb_pct,gen_s,build_s,compressed_bytes,dict_coverage_pct,compress_s\n");
   for (k = 0; k < nres; k++) {
     const MemResult *r = &res[k];
-    fprintf(f, "\"%s\",%lld,%lld,%.2f,%lld,%d,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.2f\n", r->name, (long long)r->n, (long long)r->nnz, r->n ? (double)r->nnz / (double)r->n : 0.0, (long long)r->maxlen, (int)r->boundary, (int)r->width, (int)r->pitch, (long long)r->nnz_ell,
+    fprintf(f, "\"%s\",%lld,%lld,%.2f,%lld,%d,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%lld,%.2f,%.2f\n", r->name, (long long)r->n, (long long)r->nnz, r->n ? (double)r->nnz / (double)r->n : 0.0, (long long)r->maxlen, (int)r->boundary, (int)r->width, (int)r->pitch, (long long)r->nnz_ell,
             (long long)r->nnz_csr, (long long)r->csr_bytes, (long long)r->ell_bytes, (long long)r->sell_bytes, (long long)r->hyb_ell_bytes, (long long)r->hyb_csr_bytes, (long long)(r->hyb_ell_bytes + r->hyb_csr_bytes), (long long)r->paper_bytes, Pct(r->ell_slots - r->nnz, r->ell_slots),
-            Pct(r->sell_slots - r->nnz, r->sell_slots), Pct(r->hyb_slots - r->nnz_ell, r->hyb_slots), r->gen_s, r->build_s);
+            Pct(r->sell_slots - r->nnz, r->sell_slots), Pct(r->hyb_slots - r->nnz_ell, r->hyb_slots), r->gen_s, r->build_s, (long long)r->cmp_bytes, Pct(r->cmp_dict_nnz, r->nnz), r->compress_s);
   }
   PetscCheck(fclose(f) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s", file);
   PetscFunctionReturn(0);
