@@ -116,7 +116,7 @@ static inline int32_t GapColumn(const int32_t *esc, PetscInt64 *q, int32_t prev,
 
 typedef struct {
   uint64_t *key;
-  int64_t  *val; /* the count while counting, then the dictionary index or -1 */
+  int64_t  *val; /* the count (all magnitudes), or the dictionary index (the dictionary's table) */
   size_t    cap, used;
 } MagTable;
 
@@ -231,8 +231,7 @@ static int CompareMagCount(const void *a, const void *b)
   return x->key < y->key ? -1 : (x->key > y->key ? 1 : 0);
 }
 
-/* The dictionary: the 'limit' most frequent magnitudes into cmp->dict; the table's values
-   become their indices (-1 for the others). */
+/* The dictionary: the 'limit' most frequent magnitudes into cmp->dict. */
 static CIHybridCompressStatus ChooseDictionary(MagTable *t, size_t limit, CIHybridCompressed *cmp)
 {
   MagCount *all = (MagCount *)AllocArray(t->used, sizeof(MagCount));
@@ -243,7 +242,6 @@ static CIHybridCompressStatus ChooseDictionary(MagTable *t, size_t limit, CIHybr
     if (t->key[s] == EMPTY_KEY) continue;
     all[n].key   = t->key[s];
     all[n].count = t->val[s];
-    t->val[s]    = -1;
     n++;
   }
   qsort(all, n, sizeof(MagCount), CompareMagCount);
@@ -253,25 +251,42 @@ static CIHybridCompressStatus ChooseDictionary(MagTable *t, size_t limit, CIHybr
     free(all);
     return CIHYBRID_COMPRESS_ERR_MEMORY;
   }
-  for (k = 0; k < (size_t)cmp->dict_count; k++) {
-    cmp->dict[k]                    = FromBits(all[k].key);
-    t->val[TableSlot(t, all[k].key)] = (int64_t)k;
-  }
+  for (k = 0; k < (size_t)cmp->dict_count; k++) cmp->dict[k] = FromBits(all[k].key);
   free(all);
   return CIHYBRID_COMPRESS_OK;
 }
 
+/* The dictionary's own table, magnitude -> index, at most a quarter full: the codes are looked
+   up there, a table that stays in cache, not in the table of every magnitude (millions in a CI
+   Hamiltonian), so the encoding does not miss the cache once an entry. */
+static int DictionaryTable(const CIHybridCompressed *cmp, MagTable *d)
+{
+  size_t cap = 16, k;
+
+  while (cap < 4 * (size_t)cmp->dict_count) cap *= 2;
+  if (!TableInit(d, cap)) return 0;
+  for (k = 0; k < (size_t)cmp->dict_count; k++) {
+    const size_t s = TableSlot(d, Bits(cmp->dict[k]));
+
+    d->key[s] = Bits(cmp->dict[k]);
+    d->val[s] = (int64_t)k;
+    d->used++;
+  }
+  return 1;
+}
+
 /* ---- the codes and gaps ---- */
 
-static uint16_t ValueCode(const MagTable *t, double v)
+/* the code of v: its index in the dictionary's table d with the sign, or explicit */
+static uint16_t ValueCode(const MagTable *d, double v)
 {
   const uint64_t b = Bits(v);
-  int64_t        idx;
+  size_t         s;
 
   if (IsNaN(b)) return CIHYBRID_CODE_EXPLICIT;
-  idx = t->val[TableSlot(t, b & ~SIGN_BIT)];
-  if (idx < 0) return CIHYBRID_CODE_EXPLICIT;
-  return (uint16_t)((b & SIGN_BIT ? CIHYBRID_CODE_SIGN : 0) | (uint16_t)idx);
+  s = TableSlot(d, b & ~SIGN_BIT);
+  if (d->key[s] == EMPTY_KEY) return CIHYBRID_CODE_EXPLICIT;
+  return (uint16_t)((b & SIGN_BIT ? CIHYBRID_CODE_SIGN : 0) | (uint16_t)d->val[s]);
 }
 
 /* Entries off..off+n-1 of the arrays (a row's ELL part or its remainder), continuing from
@@ -408,7 +423,7 @@ static CIHybridCompressStatus AllocFixed(const CIHybridFormat *fmt, CIHybridComp
 static CIHybridCompressStatus Compress(const CIHybridFormat *fmt, PetscInt dict_size, CIHybridCompressed *cmp)
 {
   const size_t           limit = (size_t)(dict_size < CIHYBRID_DICT_MAX_ENTRIES ? dict_size : CIHYBRID_DICT_MAX_ENTRIES);
-  MagTable               t;
+  MagTable               t, d;
   CIHybridCompressStatus st;
 
   cmp->dict_size = dict_size;
@@ -419,8 +434,11 @@ static CIHybridCompressStatus Compress(const CIHybridFormat *fmt, PetscInt dict_
     return CIHYBRID_COMPRESS_ERR_MEMORY;
   }
   st = CountMagnitudes(fmt, &t) ? ChooseDictionary(&t, limit, cmp) : CIHYBRID_COMPRESS_ERR_MEMORY;
-  if (st == CIHYBRID_COMPRESS_OK) st = EncodeRows(fmt, &t, cmp);
   TableFree(&t);
+  if (st != CIHYBRID_COMPRESS_OK) return st;
+  if (!DictionaryTable(cmp, &d)) st = CIHYBRID_COMPRESS_ERR_MEMORY;
+  else st = EncodeRows(fmt, &d, cmp);
+  TableFree(&d);
   if (st != CIHYBRID_COMPRESS_OK) return st;
   cmp->nnz_explicit = PrefixSum(cmp->expl_start, fmt->nrows);
   cmp->escapes      = PrefixSum(cmp->esc_start, fmt->nrows);
