@@ -29,6 +29,8 @@ static PetscErrorCode MatDestroy_SeqAIJCIHybrid(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED, MAT_CIHYBRID_COMPRESS_NONE};
+
 PetscErrorCode MatCIHybridApplySettings_SeqAIJCIHybrid(Mat A, const CIHybridSettings *s)
 {
   Mat_SeqAIJCIHybrid *h = (Mat_SeqAIJCIHybrid *)A->spptr;
@@ -138,10 +140,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat A, MatType type, MatReuse re
   PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s to %s: only plain MATSEQAIJ can be converted", ((PetscObject)B)->type_name, MATSEQAIJCIHYBRID);
 
   PetscCall(PetscNew(&h));
-  h->settings.boundary = MAT_CIHYBRID_BOUNDARY_AUTO;
-  h->settings.split    = MAT_CIHYBRID_SPLIT_ENTRIES;
-  h->settings.kernel   = MAT_CIHYBRID_KERNEL_TUNED;
-  h->settings.compress = MAT_CIHYBRID_COMPRESS_NONE;
+  h->settings = CIHybridSettingsDefault;
   B->spptr = h;
   PetscCall(GpuMatsShadowInstall(B, &CIHybridShadowOps, MATSEQAIJCIHYBRID));
   B->ops->destroy        = MatDestroy_SeqAIJCIHybrid;

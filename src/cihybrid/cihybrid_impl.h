@@ -58,6 +58,8 @@ static inline PetscBool CIHybridHasDeviceCopy(const Mat_SeqAIJCIHybrid *h)
 
 
 PETSC_INTERN const GpuMatsFormatOps CIHybridShadowOps;
+/* the settings of a new matrix, sequential (cihybrid.c) or MPI (mpicihybrid.c) */
+PETSC_INTERN const CIHybridSettings CIHybridSettingsDefault;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJCIHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJCIHybrid(Mat, MatType, MatReuse, Mat *);

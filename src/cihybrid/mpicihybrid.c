@@ -71,8 +71,6 @@ static PetscErrorCode CIHybridComposeMPI(Mat A, PetscBool set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const CIHybridSettings CIHybridSettingsDefault = {MAT_CIHYBRID_BOUNDARY_AUTO, MAT_CIHYBRID_SPLIT_ENTRIES, MAT_CIHYBRID_KERNEL_TUNED, MAT_CIHYBRID_COMPRESS_NONE};
-
 /* Both blocks: the off-diagonal one told so (its split above) */
 static const GpuMatsMPIBlockClass CIHybridMPIBlock = {CIHybridConvertBlock, NULL, CIHybridViewBlock};
 
