@@ -421,6 +421,9 @@ static PetscErrorCode CIReportDevice(Mat A)
     PetscCall((*get_info)(A, &info));
     PetscCall(PetscPrintf(comm, "cihybrid format%s: boundary %" PetscInt_FMT ", ELLPACK width %" PetscInt_FMT " (pitch %" PetscInt_FMT "), %" PetscInt64_FMT " nonzeros in ELLPACK + %" PetscInt64_FMT " in CSR, padding %" PetscInt64_FMT ", %.1f MB on host, %.1f MB on device\n",
                           size > 1 ? " (rank 0's diagonal block)" : "", info.boundary, info.width, info.pitch, info.nnz_ell, info.nnz_csr, info.padding, info.bytes_host / 1048576.0, info.bytes_device / 1048576.0));
+    if (info.compressed)
+      PetscCall(PetscPrintf(comm, "cihybrid compressed: %.2f bytes a nonzero read by a product, dictionary of %" PetscInt_FMT " values covering %.1f%% of the nonzeros, %" PetscInt64_FMT " explicit values, %" PetscInt64_FMT " escaped columns\n", info.bytes_per_nonzero, info.dict_count,
+                            info.nnz ? 100.0 * (double)(info.nnz - info.nnz_explicit) / (double)info.nnz : 100.0, info.nnz_explicit, info.escapes));
   }
   PetscFunctionReturn(0);
 }

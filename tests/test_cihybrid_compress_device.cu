@@ -356,11 +356,19 @@ static PetscErrorCode TestChecksCanFail(void)
   CIHybridFormatFree(&f);
   CSRFree(&a);
 
-  /* more magnitudes than shared memory takes */
+  /* more magnitudes than shared memory takes: every entry of the 100 x 200 block, each a value
+     drawn fresh (20000 entries, nearly all distinct) */
   {
-    const Shape many = {100, 0.0, 0, 1.0, 0.0};
-
-    RandomCSR(100, 200, &many, &a);
+    a.m      = 100;
+    a.n      = 200;
+    a.rowptr = (PetscInt *)Alloc((size_t)a.m + 1, sizeof(PetscInt));
+    a.col    = (PetscInt *)Alloc((size_t)a.m * a.n, sizeof(PetscInt));
+    a.val    = (PetscScalar *)Alloc((size_t)a.m * a.n, sizeof(PetscScalar));
+    for (PetscInt i = 0; i <= a.m; i++) a.rowptr[i] = i * a.n;
+    for (PetscInt k = 0; k < a.m * a.n; k++) {
+      a.col[k] = k % a.n;
+      a.val[k] = Uniform() - 0.5;
+    }
     PetscCheck(CIHybridBuildFromCSR(a.m, a.n, a.rowptr, a.col, a.val, CIHYBRID_SPLIT_ENTRIES, 50, &f) == CIHYBRID_OK && CIHybridCompress(&f, &opts, &c) == CIHYBRID_COMPRESS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "large dictionary: build failed");
     PetscCheck(c.dict_count > CIHYBRID_COMPRESSED_SHARED_DICT_MAX, PETSC_COMM_SELF, PETSC_ERR_LIB, "large dictionary: only %d entries", (int)c.dict_count);
     PetscCall(CIHybridCompressedDeviceCreate(&c, &dev));
@@ -371,6 +379,11 @@ static PetscErrorCode TestChecksCanFail(void)
     if (ierr != PETSC_ERR_ARG_OUTOFRANGE) {
       failures++;
       fprintf(stderr, "FAIL large dictionary (%d entries) in shared memory: error %d, expected PETSC_ERR_ARG_OUTOFRANGE\n", (int)c.dict_count, (int)ierr);
+    }
+    CIHybridCompressedMultHost(&c, v.x, NULL, yh);
+    for (int place = 0; place < 3; place += 2) { /* auto takes global memory for it */
+      PetscCall(DeviceMult(dev, (CIHybridCompressedDictPlace)place, 0, &v));
+      Compare(v.yd, yh, v.m, "host", place_name[place], 1);
     }
     PetscCall(CIHybridCompressedDeviceDestroy(&dev));
     PetscCall(CIHybridCompressedDeviceDestroy(&dev)); /* NULL: nothing */
