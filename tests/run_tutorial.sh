@@ -23,6 +23,11 @@
 #                   (to try the script on PETSc's own types, e.g. -type aijsell)
 #   ARGS            further options given to both runs
 #
+# GPUMATS_TUTORIAL_OPTIONS, when set, holds options for both runs too, split on blanks: the
+# device suite's vectors (tools/device/device-test.sh: -vec_type cuda -dm_vec_type cuda in its
+# device-vector pass, since a tutorial's own vectors come from VecSetFromOptions or its DM, whose
+# default is a host vector whatever the matrix).
+#
 # The runs are  PROGRAM ARGS -mat_type aij  and
 #               PROGRAM ARGS -dll_append LIBRARY -mat_type TYPE OPTS
 # (KEY instead of -mat_type with -typeoption);
@@ -103,6 +108,9 @@ if [ "$ranks" -gt 1 ]; then
 else
   set -- "$program" "$@"
 fi
+
+# shellcheck disable=SC2086
+set -- "$@" ${GPUMATS_TUTORIAL_OPTIONS:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/run_tutorial.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

@@ -44,11 +44,14 @@ mpi_jobs=${GPUMATS_MPI_JOBS:-5}
 for run in $passes; do
   opts=$PETSC_OPTIONS
   [ "$run" = host ] && opts="$PETSC_OPTIONS -vec_type standard"
+  # a tutorial's vectors come from VecSetFromOptions or its DMDA, host vectors unless told
+  tutorial_vectors=""
+  [ "$run" = device ] && tutorial_vectors="-vec_type cuda -dm_vec_type cuda"
   # straight into $OUT: a run stopped at the device tool's limit still tells what passed
   : > "$OUT/tests-$run.log"
   for part in "--no-suite ranks --num-processes $jobs" "--suite ranks --num-processes $mpi_jobs"; do
     # shellcheck disable=SC2086
-    PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs $part ${GPUMATS_TEST_ARGS:-} >> "$OUT/tests-$run.log" 2>&1 || status=1
+    GPUMATS_TUTORIAL_OPTIONS=$tutorial_vectors PETSC_OPTIONS="$opts" meson test -C "$B" --print-errorlogs $part ${GPUMATS_TEST_ARGS:-} >> "$OUT/tests-$run.log" 2>&1 || status=1
   done
   cat "$OUT/tests-$run.log" >> "$OUT/tests.log"
 done
