@@ -191,16 +191,54 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The stored diagonals in the order of their columns within a row: HM by ascending offset (its
+   storage order is 0, 1, 2, ..., -1, -2, ...); CDM by ascending k, which each row rotates (its
+   wrapped columns, i + k >= n, come first). */
+static PetscErrorCode DiagColumnOrder(const DiagFormat *f, PetscInt **order)
+{
+  PetscInt *key;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(f->ndiag, 1), order));
+  PetscCall(PetscMalloc1(PetscMax(f->ndiag, 1), &key));
+  for (PetscInt t = 0; t < f->ndiag; t++) (*order)[t] = t, key[t] = f->offset[t];
+  PetscCall(PetscSortIntWithArray(f->ndiag, key, *order));
+  PetscCall(PetscFree(key));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Row i's entries of the pattern (the structure mask, or any nonzero), by ascending column, into
+   cols and vals when given; returns how many. */
+static PetscInt DiagRowEntries(const DiagFormat *f, const unsigned char *mask, const PetscInt *order, PetscInt i, PetscInt *cols, PetscScalar *vals)
+{
+  PetscInt first = 0, count = 0;
+
+  if (f->scheme == DIAG_SCHEME_CDM) /* the first diagonal whose column wraps in this row */
+    while (first < f->ndiag && f->offset[order[first]] < f->ncols - i) first++;
+  for (PetscInt s = 0; s < f->ndiag; s++) {
+    const PetscInt   t = order[(first + s) % f->ndiag];
+    const PetscInt64 p = f->scheme == DIAG_SCHEME_HM ? (PetscInt64)i - DiagHMFirstRow(f->offset[t]) : i;
+    PetscInt         ii, j;
+
+    if (p < 0 || p >= f->start[t + 1] - f->start[t] || !DiagSlotEntry(f, t, p, &ii, &j)) continue;
+    if (!DiagStructureHas(mask, f->start[t] + p) && f->val[f->start[t] + p] == (PetscScalar)0) continue;
+    if (cols) cols[count] = j, vals[count] = f->val[f->start[t] + p];
+    count++;
+  }
+  return count;
+}
+
 /* The entries of A: its structure when it knows it (the entries set before the first
    assembly: a DMDA's stencil is AIJ's pattern then, not every slot of the diagonals at the
-   grid's edges), with any nonzero set elsewhere since; every slot otherwise. */
+   grid's edges), with any nonzero set elsewhere since; every slot otherwise.  Made row by row
+   in column order: nothing to sort. */
 PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 {
   Mat_SeqDiag         *d    = (Mat_SeqDiag *)A->spptr;
   const DiagFormat    *f    = &d->fmt;
   const unsigned char *mask = d->structure_for == f->offset ? d->structure : NULL;
-  PetscInt         *ai, *aj, *fill;
-  PetscScalar      *aa;
+  PetscInt            *ai, *aj, *order;
+  PetscScalar         *aa;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(GPUMATS_ToAIJ, A, 0, 0, 0));
@@ -210,26 +248,14 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 
     PetscCheck(entries <= (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the AIJ copy of this %" PetscInt_FMT " x %" PetscInt_FMT " block would hold %" PetscInt64_FMT " entries, more than PetscInt indexes (%" PetscInt_FMT "): use more MPI processes, or a PETSc configured --with-64-bit-indices", A->rmap->n, A->cmap->n, entries, PETSC_MAX_INT);
   }
-  PetscCall(PetscCalloc1(A->rmap->n + 1, &ai));
-  for (PetscInt t = 0; t < f->ndiag; t++)
-    for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
-      PetscInt i, j;
-
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) ai[i + 1]++;
-    }
-  for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] += ai[i];
+  PetscCall(DiagColumnOrder(f, &order));
+  PetscCall(PetscMalloc1(A->rmap->n + 1, &ai));
+  ai[0] = 0;
+  for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] = ai[i] + DiagRowEntries(f, mask, order, i, NULL, NULL);
   PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aj));
   PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aa));
-  PetscCall(PetscMalloc1(A->rmap->n + 1, &fill));
-  PetscCall(PetscArraycpy(fill, ai, A->rmap->n + 1));
-  for (PetscInt t = 0; t < f->ndiag; t++)
-    for (PetscInt64 p = f->start[t]; p < f->start[t + 1]; p++) {
-      PetscInt i, j;
-
-      if (DiagSlotEntry(f, t, p - f->start[t], &i, &j) && (DiagStructureHas(mask, p) || f->val[p] != (PetscScalar)0)) aj[fill[i]] = j, aa[fill[i]++] = f->val[p];
-    }
-  for (PetscInt i = 0; i < A->rmap->n; i++) PetscCall(PetscSortIntWithScalarArray(ai[i + 1] - ai[i], aj + ai[i], aa + ai[i]));
-  PetscCall(PetscFree(fill));
+  for (PetscInt i = 0; i < A->rmap->n; i++) (void)DiagRowEntries(f, mask, order, i, aj + ai[i], aa + ai[i]);
+  PetscCall(PetscFree(order));
   PetscCall(GpuMatsSeqAIJAdoptCSR(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, ai, aj, aa, M));
   PetscCall(MatConvert(*M, type, MAT_INPLACE_MATRIX, M));
   PetscCall(PetscLogEventEnd(GPUMATS_ToAIJ, A, 0, 0, 0));
