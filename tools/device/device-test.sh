@@ -59,6 +59,8 @@ done
 for run in $passes; do
   echo "== $run vectors (PETSc $GPUMATS_PETSC): $(awk '/^(Ok|Fail|Skipped|Timeout):/ { n[$1] += $2 } END { printf "Ok: %d Fail: %d Skipped: %d Timeout: %d", n["Ok:"], n["Fail:"], n["Skipped:"], n["Timeout:"] }' "$OUT/tests-$run.log")"
   grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$OUT/tests-$run.log"
+  # the slowest, to plan a pass within the device tool's limit
+  echo "   slowest: $(grep -oE "/ [^ ]+ +(OK|FAIL|TIMEOUT) +[0-9.]+s" "$OUT/tests-$run.log" | sort -k4 -g -r | head -8 | awk '{ printf "%s %s, ", $2, $4 }')"
 done
 grep -hE "PETSC ERROR: [A-Za-z#]|FAILED|mismatch" "$OUT/tests.log" |
   grep -v "Configure options\|See https\|or see\|or try\|Try option\|configure using\|Run with -malloc\|to get more\|Release Version\|on a  named\|with .* MPI process" | sort | uniq -c | head -40
