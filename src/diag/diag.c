@@ -191,25 +191,11 @@ PetscErrorCode MatDiagBuildFromAIJ_SeqDiag(Mat A, Mat M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The stored diagonals in the order of their columns within a row: HM by ascending offset (its
-   storage order is 0, 1, 2, ..., -1, -2, ...); CDM by ascending k, which each row rotates (its
-   wrapped columns, i + k >= n, come first). */
-static PetscErrorCode DiagColumnOrder(const DiagFormat *f, PetscInt **order)
-{
-  PetscInt *key;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1(PetscMax(f->ndiag, 1), order));
-  PetscCall(PetscMalloc1(PetscMax(f->ndiag, 1), &key));
-  for (PetscInt t = 0; t < f->ndiag; t++) (*order)[t] = t, key[t] = f->offset[t];
-  PetscCall(PetscSortIntWithArray(f->ndiag, key, *order));
-  PetscCall(PetscFree(key));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Row i's entries of the pattern (the structure mask, or any nonzero), by ascending column, into
-   cols and vals when given; returns how many. */
-static PetscInt DiagRowEntries(const DiagFormat *f, const unsigned char *mask, const PetscInt *order, PetscInt i, PetscInt *cols, PetscScalar *vals)
+   cols and vals when given; returns how many.  order: the stored diagonals by ascending offset
+   (HM's storage order is 0, 1, 2, ..., -1, -2, ...), which a CDM row rotates: its wrapped
+   columns, i + k >= n, come first. */
+static PetscInt DiagRowEntries(const DiagFormat *f, const unsigned char *mask, const int *order, PetscInt i, PetscInt *cols, PetscScalar *vals)
 {
   PetscInt first = 0, count = 0;
 
@@ -237,8 +223,9 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
   Mat_SeqDiag         *d    = (Mat_SeqDiag *)A->spptr;
   const DiagFormat    *f    = &d->fmt;
   const unsigned char *mask = d->structure_for == f->offset ? d->structure : NULL;
-  PetscInt            *ai, *aj, *order;
+  PetscInt            *ai, *aj;
   PetscScalar         *aa;
+  int                 *order;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(GPUMATS_ToAIJ, A, 0, 0, 0));
@@ -248,14 +235,15 @@ PetscErrorCode MatDiagToAIJ_SeqDiag(Mat A, MatType type, Mat *M)
 
     PetscCheck(entries <= (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the AIJ copy of this %" PetscInt_FMT " x %" PetscInt_FMT " block would hold %" PetscInt64_FMT " entries, more than PetscInt indexes (%" PetscInt_FMT "): use more MPI processes, or a PETSc configured --with-64-bit-indices", A->rmap->n, A->cmap->n, entries, PETSC_MAX_INT);
   }
-  PetscCall(DiagColumnOrder(f, &order));
+  order = DiagOffsetOrder(f->ndiag, f->offset);
+  PetscCheck(order, PETSC_COMM_SELF, PETSC_ERR_MEM, "diag: out of host memory ordering %" PetscInt_FMT " diagonals", f->ndiag);
   PetscCall(PetscMalloc1(A->rmap->n + 1, &ai));
   ai[0] = 0;
   for (PetscInt i = 0; i < A->rmap->n; i++) ai[i + 1] = ai[i] + DiagRowEntries(f, mask, order, i, NULL, NULL);
   PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aj));
   PetscCall(PetscMalloc1(PetscMax(ai[A->rmap->n], 1), &aa));
   for (PetscInt i = 0; i < A->rmap->n; i++) (void)DiagRowEntries(f, mask, order, i, aj + ai[i], aa + ai[i]);
-  PetscCall(PetscFree(order));
+  free(order);
   PetscCall(GpuMatsSeqAIJAdoptCSR(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, ai, aj, aa, M));
   PetscCall(MatConvert(*M, type, MAT_INPLACE_MATRIX, M));
   PetscCall(PetscLogEventEnd(GPUMATS_ToAIJ, A, 0, 0, 0));

@@ -69,6 +69,9 @@ static inline int DiagSlotEntry(const DiagFormat *f, PetscInt t, PetscInt64 p, P
   return (f->part[t] & (*j >= *i ? DIAG_PART_UPPER : DIAG_PART_LOWER)) != 0;
 }
 
+/* The indices of ne diagonals of offsets d[] by ascending offset (free()), or NULL (no memory) */
+int *DiagOffsetOrder(PetscInt ne, const PetscInt *d);
+
 /* The stored diagonal holding entry (i, j) (-1 if none) and the entry's slot in it. */
 PetscInt DiagLocate(const DiagFormat *fmt, PetscInt i, PetscInt j, PetscInt64 *slot);
 

@@ -80,8 +80,7 @@ static int DiagEntryCompare(const void *x, const void *y)
   return dx < dy ? -1 : dx > dy;
 }
 
-/* the indices of the ne entry diagonals of offsets d[] in ascending offset, or NULL (no memory) */
-static int *DiagEntryOrder(PetscInt ne, const PetscInt *d)
+int *DiagOffsetOrder(PetscInt ne, const PetscInt *d)
 {
   DiagEntrySort *sorted = (DiagEntrySort *)malloc(sizeof(DiagEntrySort) * (size_t)PetscMax(ne, 1));
   int           *order  = (int *)malloc(sizeof(int) * (size_t)PetscMax(ne, 1));
@@ -156,8 +155,8 @@ DiagStatus DiagProductPlanBegin(const DiagFormat *A, const DiagFormat *B, DiagPr
     DiagProductPlanFree(p);
     return DIAG_ERR_TOO_LARGE;
   }
-  p->a_order = DiagEntryOrder(p->nea, p->ea_d);
-  p->b_order = DiagEntryOrder(p->neb, p->eb_d);
+  p->a_order = DiagOffsetOrder(p->nea, p->ea_d);
+  p->b_order = DiagOffsetOrder(p->neb, p->eb_d);
   if (!p->a_order || !p->b_order) goto fail;
   /* the sums, clipped to C's shape: an array over their range, not over n */
   DiagMinMax(p->nea, p->ea_d, &lo_a, &hi_a);
